@@ -61,9 +61,15 @@ class Articulation:
 
     @property
     def total_mass(self) -> float:
-        """Mass the articulation moves: every link but a fixed base's root, which the world carries."""
+        """Mass the articulation moves: on a fixed base, the root and links welded to it are carried by the world."""
         masses = self.link_masses
-        return float(masses[1:].sum() if self.fixed_base else masses.sum())
+        if not self.fixed_base:
+            return float(masses.sum())
+        static = np.zeros(len(masses), bool)
+        static[0] = True
+        for i in range(1, len(masses)):  # parents come before children
+            static[i] = static[self.desc.link_parents[i]] and not self.desc.joints[i].dofs
+        return float(masses[~static].sum())
 
     def link_index(self, path: str) -> int:
         return self.desc.links.index(str(path))
