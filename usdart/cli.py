@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 
 import click
@@ -24,6 +25,12 @@ def _friendly_errors(func):
         except KeyboardInterrupt:
             click.echo("usdart: interrupted", err=True)
             sys.exit(130)
+        except Exception as exc:  # a bug in usdart, not bad input: still one line unless debugging
+            if os.environ.get("USDART_DEBUG"):
+                raise
+            click.echo(f"usdart: internal error: {type(exc).__name__}: {exc} (set USDART_DEBUG=1 for details)",
+                       err=True)
+            sys.exit(1)
     return wrapper
 
 
