@@ -148,3 +148,20 @@ def test_authored_com_and_principal_axes():
     desc = imported(st)
     np.testing.assert_allclose(desc.com, [0, 1.0, 0])
     np.testing.assert_allclose(np.diag(desc.inertia), np.array([2.0, 1.0, 3.0]) * 0.25, atol=1e-7)
+
+
+def test_convex_hull_of_cloud_equals_enclosing_cube_and_sphere_volume_converges():
+    from usdart.importer.shape_mass import closed_triangle_mesh, convex_hull
+    rng = np.random.default_rng(3)
+    corners = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 2) for z in (-1, 1)], float)
+    cloud = np.vstack([rng.uniform([-1, -1, -1], [1, 2, 1], size=(3000, 3)), corners])
+    pts, tris = convex_hull(cloud)
+    hull = closed_triangle_mesh(pts, tris)
+    assert len(pts) == 8 and hull.mass == pytest.approx(2 * 3 * 2)
+    np.testing.assert_allclose(hull.com, [0, 0.5, 0], atol=1e-12)
+    np.testing.assert_allclose(np.diag(hull.inertia), 12 / 12 * np.array([9 + 4, 4 + 4, 4 + 9]), rtol=1e-12)
+    sphere = rng.normal(size=(4000, 3))
+    sphere /= np.linalg.norm(sphere, axis=1)[:, None]
+    pts, tris = convex_hull(sphere)
+    assert len(tris) == 2 * len(pts) - 4  # Euler: closed triangulated convex surface
+    assert closed_triangle_mesh(pts, tris).mass == pytest.approx(4 / 3 * math.pi, rel=2e-3)

@@ -137,46 +137,92 @@ def _is_closed(triangles: np.ndarray) -> bool:
 
 
 def convex_hull(points) -> tuple[np.ndarray, np.ndarray]:
-    """Incremental 3D convex hull; returns (points, outward triangles). Points are deduplicated first."""
+    """Quickhull with conflict lists; returns (hull points, outward triangles)."""
     p = np.unique(np.asarray(points, float), axis=0)
     if len(p) < 4:
         raise ValueError("convex hull needs at least four distinct points")
-    scale = np.abs(p).max()
-    eps = 1e-10 * max(scale, 1e-30)
-    # initial tetrahedron from extreme points
+    eps = 1e-12 * max(np.abs(p).max(), 1e-300)
     i0 = int(np.argmin(p[:, 0]))
     i1 = int(np.argmax(np.linalg.norm(p - p[i0], axis=1)))
-    line = p[i1] - p[i0]
-    i2 = int(np.argmax(np.linalg.norm(np.cross(p - p[i0], line), axis=1)))
-    normal = np.cross(line, p[i2] - p[i0])
-    dist = (p - p[i0]) @ normal
-    i3 = int(np.argmax(np.abs(dist)))
-    if abs(dist[i3]) <= eps * np.linalg.norm(normal):
+    i2 = int(np.argmax(np.linalg.norm(np.cross(p - p[i0], p[i1] - p[i0]), axis=1)))
+    side = (p - p[i0]) @ np.cross(p[i1] - p[i0], p[i2] - p[i0])
+    i3 = int(np.argmax(np.abs(side)))
+    if abs(side[i3]) <= eps * np.linalg.norm(p[i1] - p[i0]) * np.abs(p).max():
         raise ValueError("points are coplanar: no volume")
-    faces = [(i0, i1, i2), (i0, i3, i1), (i1, i3, i2), (i2, i3, i0)] if dist[i3] < 0 else \
-        [(i0, i2, i1), (i0, i1, i3), (i1, i2, i3), (i2, i0, i3)]
-    order = np.random.default_rng(0).permutation(len(p))
-    for idx in order:
-        if idx in (i0, i1, i2, i3):
+    if side[i3] > 0:
+        i1, i2 = i2, i1
+    faces: dict[int, tuple] = {}  # id -> (a, b, c, unit normal, offset, outside point indices)
+    edge_face: dict[tuple[int, int], int] = {}
+    next_id = [0]
+
+    def add_face(a, b, c, candidates):
+        n = np.cross(p[b] - p[a], p[c] - p[a])
+        n /= np.linalg.norm(n)
+        d = p[candidates] @ n - n @ p[a]
+        outside = candidates[d > eps]
+        fid = next_id[0]
+        next_id[0] += 1
+        faces[fid] = (a, b, c, n, n @ p[a], outside)
+        for e in ((a, b), (b, c), (c, a)):
+            edge_face[e] = fid
+        return fid, outside
+
+    def assign(new_ids, pts):
+        """Give each point to the first new face it lies outside of."""
+        if not len(pts):
+            return
+        normals = np.array([faces[f][3] for f in new_ids])
+        offsets = np.array([faces[f][4] for f in new_ids])
+        dist = p[pts] @ normals.T - offsets
+        owner = np.argmax(dist > eps, axis=1)
+        outside = dist[np.arange(len(pts)), owner] > eps
+        for k, f in enumerate(new_ids):
+            a, b, c, n, off, _ = faces[f]
+            faces[f] = (a, b, c, n, off, pts[outside & (owner == k)])
+
+    everyone = np.arange(len(p))
+    ids = [add_face(*tri, np.empty(0, np.int64))[0] for tri in
+           ((i0, i1, i2), (i0, i3, i1), (i1, i3, i2), (i2, i3, i0))]
+    assign(ids, everyone[~np.isin(everyone, [i0, i1, i2, i3])])
+    stack = [f for f in ids if len(faces[f][5])]
+    while stack:
+        f = stack.pop()
+        if f not in faces or not len(faces[f][5]):
             continue
-        f = np.array(faces)
-        a, b, c = p[f[:, 0]], p[f[:, 1]], p[f[:, 2]]
-        n = np.cross(b - a, c - a)
-        visible = np.einsum("ij,ij->i", p[idx] - a, n) > eps * np.linalg.norm(n, axis=1)
-        if not visible.any():
-            continue
-        boundary = {}
-        for face in f[visible]:
-            for e in ((face[0], face[1]), (face[1], face[2]), (face[2], face[0])):
-                if (e[1], e[0]) in boundary:
-                    del boundary[(e[1], e[0])]
-                else:
-                    boundary[e] = True
-        faces = [tuple(x) for x in f[~visible]] + [(e[0], e[1], idx) for e in boundary]
-    used = np.unique(np.array(faces))
+        a, b, c, n, off, outside = faces[f]
+        eye = int(outside[np.argmax(p[outside] @ n - off)])
+        visible, todo = {f}, [f]
+        while todo:  # flood the faces the eye point sees
+            g = todo.pop()
+            ga, gb, gc = faces[g][:3]
+            for e in ((gb, ga), (gc, gb), (ga, gc)):
+                h = edge_face.get(e)
+                if h is not None and h not in visible and p[eye] @ faces[h][3] - faces[h][4] > eps:
+                    visible.add(h)
+                    todo.append(h)
+        horizon, orphans = [], []
+        for g in visible:
+            ga, gb, gc = faces[g][:3]
+            for e in ((ga, gb), (gb, gc), (gc, ga)):
+                if edge_face.get((e[1], e[0])) not in visible:
+                    horizon.append(e)
+            orphans.append(faces[g][5])
+        for g in visible:
+            ga, gb, gc = faces[g][:3]
+            for e in ((ga, gb), (gb, gc), (gc, ga)):
+                if edge_face.get(e) == g:
+                    del edge_face[e]
+            del faces[g]
+        pts = np.concatenate(orphans)
+        pts = pts[pts != eye]
+        new_ids = [add_face(e[0], e[1], eye, np.empty(0, np.int64))[0] for e in horizon]
+        assign(new_ids, pts)
+        stack.extend(g for g in new_ids if len(faces[g][5]))
+    tris = np.array([v[:3] for v in faces.values()], np.int64)
+    used = np.unique(tris)
     remap = -np.ones(len(p), np.int64)
     remap[used] = np.arange(len(used))
-    return p[used], remap[np.array(faces)]
+    return p[used], remap[tris]
 
 
 def _mesh_properties(prim: Usd.Prim, points: np.ndarray, time) -> MassProperties:
