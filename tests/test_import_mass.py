@@ -164,4 +164,5 @@ def test_convex_hull_of_cloud_equals_enclosing_cube_and_sphere_volume_converges(
     sphere /= np.linalg.norm(sphere, axis=1)[:, None]
     pts, tris = convex_hull(sphere)
     assert len(tris) == 2 * len(pts) - 4  # Euler: closed triangulated convex surface
-    assert closed_triangle_mesh(pts, tris).mass == pytest.approx(4 / 3 * math.pi, rel=2e-3)
+    ratio = closed_triangle_mesh(pts, tris).mass / (4 / 3 * math.pi)
+    assert 0.995 < ratio < 1.0  # inscribed polytope: just below the sphere (~1/n shortfall)
