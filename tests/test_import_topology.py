@@ -181,3 +181,15 @@ def test_reversed_joint_negates_limits_targets_and_state():
     np.testing.assert_allclose(jr.frame0.position, [0.5, 0, 0])
     np.testing.assert_allclose(jr.frame1.position, [-0.5, 0, 0])
     np.testing.assert_allclose(jf.frame0.position, jr.frame0.position)
+
+
+def test_separated_joint_frames_are_reported():
+    st = new_stage()
+    body(st, "/World/a")
+    body(st, "/World/b", pos=(2.0, 0, 0))
+    joint(st, "/World/hinge", "/World/a", "/World/b", lp0=(0.5, 0, 0), lp1=(-0.5, 0, 0))  # frames 1 m apart
+    root_api(st, "/World/a")
+    (warning,) = [w for w in usdart.load(st).warnings if "apart" in w]
+    assert warning.startswith("/World/hinge:") and "1 m apart" in warning
+    joint(st, "/World/hinge", "/World/a", "/World/b", lp0=(1.0, 0, 0), lp1=(-1.0, 0, 0))
+    assert not [w for w in usdart.load(st).warnings if "apart" in w]

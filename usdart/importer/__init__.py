@@ -15,7 +15,7 @@ from .bodies import read_body
 from .coupling import ArticulationCouplings, articulation_settings
 from .description import SceneDescription
 from .frames import decompose
-from .joints import BodyResolver, joint_kind, read_joint
+from .joints import BodyResolver, joint_kind, read_joint, warn_separated_frames
 from .stage_settings import open_stage, read_settings
 from .topology import Topology, check_free_body
 from .usd_values import read
@@ -95,6 +95,7 @@ def read_stage(source) -> tuple[Usd.Stage, SceneDescription]:
         art.mimic_joints = couplings.mimic_joints()
         art.fixed_tendons = couplings.fixed_tendons()
         art.spatial_tendons = couplings.spatial_tendons(body_scale)
+        warn_separated_frames(art.joints, {p: b.pose for p, b in bodies.items()}, warnings)
 
     in_articulation = {link for art in articulations for link in art.links}
     free = sorted(p for p in topology.links_ok if p not in in_articulation)

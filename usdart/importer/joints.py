@@ -263,10 +263,17 @@ def _warn_unused_drives(prim, schemas, joint: JointDesc, warnings) -> None:
                                 f"{joint.kind} joint; ignored")
 
 
-def joint_world_frames(joint: JointDesc, poses: dict[str, Pose]):
-    """World 4x4 of frame0 and frame1 given body poses (used to check that authored frames coincide)."""
-    out = []
-    for body, frame in ((joint.body0, joint.frame0), (joint.body1, joint.frame1)):
-        base = np.eye(4) if body is None else pose_matrix(poses[body])
-        out.append(base @ pose_matrix(frame))
-    return out
+FRAME_TOLERANCE = 1e-3  # m
+
+
+def warn_separated_frames(joints: list[JointDesc | None], poses: dict[str, Pose], warnings: list[str]) -> None:
+    """Tree joints whose authored frames do not meet: PhysX (and usdart) place the child by the joint."""
+    for joint in joints:
+        if joint is None or joint.body0 is None or any(not d.angular for d in joint.dofs):
+            continue
+        p0 = pose_matrix(poses[joint.body0]) @ pose_matrix(joint.frame0)
+        p1 = pose_matrix(poses[joint.body1]) @ pose_matrix(joint.frame1)
+        gap = float(np.linalg.norm(p0[:3, 3] - p1[:3, 3]))
+        if gap > FRAME_TOLERANCE:
+            warnings.append(f"{joint.path}: the joint's two frames are {gap:.4g} m apart in the authored poses; "
+                            f"{joint.body1} is placed by the joint instead")
