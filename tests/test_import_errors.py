@@ -6,7 +6,7 @@ from click.testing import CliRunner
 from pxr import Gf, Sdf, UsdPhysics
 
 import usdart
-from builders import body, chain, joint, new_stage, root_api, set_attr
+from builders import body, chain, new_stage, root_api, set_attr
 from usdart.cli import main
 
 

@@ -96,7 +96,7 @@ def test_convex_mesh_cube_and_offset_collider():
         b = imported(st)
         assert b.mass == pytest.approx(1000.0)
         np.testing.assert_allclose(b.com, [2, 0, 0], atol=1e-12)
-        np.testing.assert_allclose(b.inertia, np.eye(3) * 1000 / 6, rtol=1e-9)
+        np.testing.assert_allclose(b.inertia, np.eye(3) * 1000 / 6, rtol=1e-9, atol=1e-9)
 
 
 def test_density_precedence_collider_body_material():

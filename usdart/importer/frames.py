@@ -51,12 +51,6 @@ def quat_multiply(a, b) -> np.ndarray:
     ])
 
 
-def normalized_quat(q) -> np.ndarray:
-    q = np.asarray(q, dtype=float)
-    n = np.linalg.norm(q)
-    return np.array([1.0, 0.0, 0.0, 0.0]) if n == 0 else q / n
-
-
 def decompose(usd_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row-vector Gf.Matrix4d -> (R 3x3, t, per-axis scale), with shear folded into the nearest rotation."""
     m = np.array(usd_matrix, dtype=float).reshape(4, 4)
@@ -71,16 +65,11 @@ def decompose(usd_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rot, t, scale
 
 
-def homogeneous(rot, t, scale=(1.0, 1.0, 1.0)) -> np.ndarray:
+def homogeneous(rot, t) -> np.ndarray:
     h = np.eye(4)
-    h[:3, :3] = rot @ np.diag(scale)
+    h[:3, :3] = rot
     h[:3, 3] = t
     return h
-
-
-def pose_from_matrix(h) -> Pose:
-    rot, t, _ = decompose(np.asarray(h).T)  # back to row-vector layout for decompose
-    return Pose(position=t, orientation=matrix_to_quat(rot))
 
 
 def pose_matrix(pose: Pose) -> np.ndarray:

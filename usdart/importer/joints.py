@@ -24,7 +24,7 @@ from pxr import Usd, UsdGeom, UsdPhysics
 
 from ..errors import PhysicsImportError
 from .description import ANGULAR_AXES, AXIS_ORDER, LINEAR_AXES, DofDesc, DriveDesc, JointDesc, Pose, SceneSettings
-from .frames import decompose, matrix_to_quat, pose_matrix, quat_multiply, quat_to_matrix, usd_to_column
+from .frames import decompose, homogeneous, matrix_to_quat, pose_matrix, quat_multiply, quat_to_matrix, usd_to_column
 from .usd_values import api_instances, applied_schemas, authored, first_target, read, read_physx
 
 DEG = math.pi / 180.0
@@ -122,9 +122,7 @@ def _side(prim, index: int, resolver: BodyResolver, settings: SceneSettings, war
     orientation = read(prim, f"physics:localRot{index}", np.array([1.0, 0.0, 0.0, 0.0]))
     if np.linalg.norm(orientation) == 0:
         raise PhysicsImportError(prim.GetPath(), f"physics:localRot{index} is a zero quaternion")
-    local = np.eye(4)
-    local[:3, :3] = quat_to_matrix(orientation)
-    local[:3, 3] = position
+    local = homogeneous(quat_to_matrix(orientation), position)
     if target is None:
         body, frame_world = None, local
     else:
@@ -137,9 +135,7 @@ def _side(prim, index: int, resolver: BodyResolver, settings: SceneSettings, war
         frame = frame_world
     else:
         rot, t, _ = decompose(resolver.xform_cache.GetLocalToWorldTransform(resolver.stage.GetPrimAtPath(body)))
-        body_world = np.eye(4)
-        body_world[:3, :3], body_world[:3, 3] = rot, t
-        frame = np.linalg.inv(body_world) @ frame_world
+        frame = np.linalg.inv(homogeneous(rot, t)) @ frame_world
     rot, t, _ = decompose(frame.T)
     return body, Pose(position=t * settings.meters_per_unit, orientation=matrix_to_quat(rot))
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from pxr import Usd, UsdGeom, UsdPhysics
 
-from .frames import decompose, usd_to_column
+from .frames import decompose, homogeneous, usd_to_column
 
 _AXES = {"X": 0, "Y": 1, "Z": 2}
 
@@ -249,9 +249,7 @@ def collider_mass_properties(prim: Usd.Prim, body_world_matrix, meters_per_unit:
     """Unit-density mass properties of a collider, in the body frame (scale removed), in metres."""
     path = prim.GetPath()
     body_rot, body_pos, _ = decompose(body_world_matrix)
-    body = np.eye(4)
-    body[:3, :3], body[:3, 3] = body_rot, body_pos
-    rel = np.linalg.inv(body) @ usd_to_column(UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(time))
+    rel = np.linalg.inv(homogeneous(body_rot, body_pos)) @ usd_to_column(UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(time))
     rot, trans, scale = decompose(rel.T)
     scale = np.abs(scale)
 

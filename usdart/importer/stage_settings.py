@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from pxr import Sdf, Tf, Usd, UsdGeom, UsdPhysics
+from pxr import Tf, Usd, UsdGeom, UsdPhysics
 
 from ..errors import PhysicsImportError, StageError
 from .description import SceneSettings
@@ -89,9 +89,3 @@ def _steps_per_second(scene: Usd.Prim) -> float:
                 raise PhysicsImportError(scene.GetPath(), f"time steps per second must be positive, got {value}")
             return float(value)
     return float(FALLBACK_STEPS_PER_SECOND)
-
-
-def layer_path(stage: Usd.Stage) -> str | None:
-    """Real file path of the root layer, None for in-memory stages."""
-    layer: Sdf.Layer = stage.GetRootLayer()
-    return layer.realPath or None
