@@ -1,31 +1,123 @@
 """Write the bundled sample stages (sample_stages/*.usda) with plain usd-core.
 
-- two_link_arm.usda: seed fixed-base example, root API on the fixed world joint, revolute about Y with
-  JointStateAPI (45 deg).
-- floating_body.usda: seed floating body, root API on the body, initial linear and angular velocity.
-- square_loop.usda: seed square of four bodies; three revolute joints in the tree and a fourth one excluded
-  from the articulation closes the loop (a four-bar linkage), root API on rigidBody0.
-- gear.usda: seed mimic gear: two revolute joints on a fixed root body, joint0 mimics joint1 with
-  gearing 5 and starts at 800 deg/s; sphere colliders give the masses (density 1000).
-- arm_with_gripper.usda: a 7-DOF arm with a two-finger gripper, root API on the ancestor Xform, joints in a
-  Scope, PD drives, PhysxJointAPI, one finger joint authored with body0/body1 reversed.
-- ragdoll.usda: spherical shoulders/hips/neck/waist and revolute elbows/knees, root API on a Scope; the
-  spine is the unique minimal-eccentricity body, so it becomes the root.
+Every stage has metersPerUnit = 1, kilogramsPerUnit = 1, upAxis = Z, a /World Xform default prim and a
+PhysicsScene /World/physicsScene (gravity (0, 0, -1) * 9.81, PhysxSceneAPI with physxScene:timeStepsPerSecond
+60 for the seed examples, 120 for the arm and the ragdoll). Angles are in degrees, as USD writes them.
 
-PhysxSchema is not in usd-core: PhysX API schemas are applied by token and their attributes created by name.
-Usage: python scripts/make_sample_stages.py [OUTPUT_FOLDER]
+- two_link_arm.usda: the seed's "Create a Fixed-Base Articulation": rigidBody0 fixed to the world by
+  /World/fixedJoint (body0 only, carries PhysicsArticulationRootAPI), rigidBody1 hinged to it about Y by
+  /World/revoluteJoint 1 m away; PhysicsJointStateAPI:angular starts the hinge at 45 deg, and rigidBody1 is
+  authored at the pose that joint angle implies. Fixed base, 1 DOF.
+- floating_body.usda: the seed's "Create a Floating-Base Articulation": one body with the root API on the body
+  itself, initial velocity (0, 10, 0) m/s and angular velocity (0, 0, 10) deg/s, mass 2, no collider.
+  Floating, 0 joint DOFs.
+- square_loop.usda: the seed's "Exclude Joints from Articulations", made movable: four bodies on the corners
+  of a 1 m square joined by revolute joints about Z; the fourth (/World/loopJoint) closes the loop and has
+  physics:excludeFromArticulation = true (a four-bar linkage). No world joint, root API on rigidBody0.
+  Floating, 3 DOFs, one loop joint.
+- gear.usda: the seed's "Articulation Mimic Joints": two sphere bodies on revolute joints about Z from a root
+  body fixed to the world; revoluteJoint0 carries PhysxMimicJointAPI:rotZ (reference revoluteJoint1, gearing
+  5, offset 0: q0 + 5 q1 = 0) and starts at 800 deg/s. The spheres have MassAPI density 1000 and no mass,
+  so their mass comes from the collider. Fixed base, 2 DOFs, one mimic coupling.
+- arm_with_gripper.usda: a Franka-like 7-DOF arm with a two-finger gripper. The root API (plus
+  PhysxArticulationAPI) sits on the ancestor Xform /World/robot, joints live in a Scope, links are flat
+  siblings. Revolute joints with angular drives, PhysxJointAPI and joint state (a "ready" pose), a fixed
+  hand joint, two prismatic finger joints with linear drives, the right one authored with body0/body1
+  reversed. Body poses are composed from the joint frames at the authored joint state. Fixed base, 9 DOFs.
+- ragdoll.usda: a floating ragdoll under the Scope /World/ragdoll (root API on the Scope): spherical joints
+  with cone limits for the spine, neck, shoulders and hips, revolute elbows and knees, no world joint. The
+  root is chosen by minimal eccentricity, which is unique: the spine. 12 links, 25 DOFs.
+
+PhysxSchema is not part of usd-core: PhysX API schemas are applied by token (prim.AddAppliedSchema) and their
+attributes and relationships are created by name with custom=False, which is how Isaac-authored files read.
+The output is deterministic: running the script twice gives byte-identical files.
+
+Usage: python scripts/make_sample_stages.py [OUTPUT_FOLDER]    (default: sample_stages/ in the repository)
 """
 from __future__ import annotations
 
-import math
 import os
 import sys
 
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(os.path.dirname(HERE), "sample_stages")
+
+# ----------------------------------------------------------------------------------------------------------
+# Poses: (position Gf.Vec3d, rotation Gf.Quatd); a pose maps its local coordinates to its parent's.
+# ----------------------------------------------------------------------------------------------------------
+IDENTITY = Gf.Quatd(1.0, 0.0, 0.0, 0.0)
+AXES = {"X": Gf.Vec3d(1, 0, 0), "Y": Gf.Vec3d(0, 1, 0), "Z": Gf.Vec3d(0, 0, 1)}
 
 
+def quat(axis, degrees: float) -> Gf.Quatd:
+    """Rotation by `degrees` about `axis` ("X"/"Y"/"Z" or a vector)."""
+    vec = AXES[axis] if isinstance(axis, str) else Gf.Vec3d(*axis)
+    return Gf.Rotation(vec, degrees).GetQuat()
+
+
+def pose(pos=(0.0, 0.0, 0.0), rot: Gf.Quatd = IDENTITY):
+    return Gf.Vec3d(*pos), Gf.Quatd(rot)
+
+
+def compose(a, b):
+    """a * b: first b's local transform, then a."""
+    return a[0] + a[1].Transform(b[0]), (a[1] * b[1]).GetNormalized()
+
+
+def inverse(a):
+    inv = a[1].GetInverse()
+    return -inv.Transform(a[0]), inv
+
+
+def joint_motion(kind: str, axis: str, value: float):
+    """Pose of joint frame 1 in joint frame 0 at joint coordinate `value` (deg or m) along/about `axis`."""
+    if kind == "revolute":
+        return pose(rot=quat(axis, value))
+    if kind == "prismatic":
+        return pose(tuple(value * c for c in AXES[axis]))
+    return pose()
+
+
+def child_pose(parent, frame_parent, frame_child, kind="fixed", axis="X", value=0.0, reversed_=False):
+    """World pose of a body placed by a joint from `parent`, with the joint at coordinate `value`.
+
+    A joint satisfies  pose(body0) * frame0 * motion(value) = pose(body1) * frame1. Normally body0 is the
+    parent; with reversed_ = True the child is body0 (frame_child = frame0, frame_parent = frame1).
+    """
+    motion = joint_motion(kind, axis, value)
+    if not reversed_:
+        return compose(compose(compose(parent, frame_parent), motion), inverse(frame_child))
+    return compose(compose(compose(parent, frame_parent), inverse(motion)), inverse(frame_child))
+
+
+def clean(x: float) -> float:
+    """Round away floating-point noise (1e-17 and the like) so the files read well; 1e-12 m is far below
+    single precision, in which USD stores the joint frames anyway."""
+    r = round(x, 12)
+    return 0.0 if r == 0 else r
+
+
+def vec3d(v) -> Gf.Vec3d:
+    return Gf.Vec3d(*(clean(c) for c in v))
+
+
+def vec3f(v) -> Gf.Vec3f:
+    return Gf.Vec3f(*(clean(c) for c in v))
+
+
+def quatf(q: Gf.Quatd) -> Gf.Quatf:
+    q = q.GetNormalized()
+    if q.GetReal() < 0:  # one canonical sign, so the files are stable
+        q = -q
+    im = q.GetImaginary()
+    return Gf.Quatf(clean(q.GetReal()), clean(im[0]), clean(im[1]), clean(im[2]))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Authoring helpers
+# ----------------------------------------------------------------------------------------------------------
 def new_stage(steps_per_second: int) -> Usd.Stage:
     stage = Usd.Stage.CreateInMemory()
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
@@ -34,7 +126,7 @@ def new_stage(steps_per_second: int) -> Usd.Stage:
     world = UsdGeom.Xform.Define(stage, "/World")
     stage.SetDefaultPrim(world.GetPrim())
     scene = UsdPhysics.Scene.Define(stage, "/World/physicsScene")
-    scene.CreateGravityDirectionAttr(Gf.Vec3f(0, 0, -1))
+    scene.CreateGravityDirectionAttr(Gf.Vec3f(0.0, 0.0, -1.0))
     scene.CreateGravityMagnitudeAttr(9.81)
     scene.GetPrim().AddAppliedSchema("PhysxSceneAPI")
     physx_attr(scene.GetPrim(), "physxScene:timeStepsPerSecond", steps_per_second, Sdf.ValueTypeNames.UInt)
@@ -42,122 +134,190 @@ def new_stage(steps_per_second: int) -> Usd.Stage:
 
 
 def physx_attr(prim, name, value, type_name=Sdf.ValueTypeNames.Float, uniform=False):
+    """A schema attribute of an unregistered (PhysX) API schema, authored by name."""
     variability = Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying
     prim.CreateAttribute(name, type_name, custom=False, variability=variability).Set(value)
 
 
-def body(stage, path, pos, mass=None, collider=None, rot=(1, 0, 0, 0)):
-    """A rigid body Xform at `pos`; collider = ('cube', size) | ('sphere', r) | ('capsule', r, h, axis)."""
+def capsule_between(a, b):
+    """(centre, orientation, height) of a Z-axis capsule whose segment runs from a to b (body frame)."""
+    a, b = Gf.Vec3d(*a), Gf.Vec3d(*b)
+    d = b - a
+    rot = Gf.Rotation(Gf.Vec3d(0, 0, 1), d.GetNormalized()).GetQuat() if d.GetLength() > 0 else IDENTITY
+    return (a + b) * 0.5, rot, d.GetLength()
+
+
+def add_collider(stage, body_path, collider):
+    """collider: ("cube", size) | ("sphere", radius) | ("capsule", radius, height, axis)
+    | ("segment", radius, a, b): a Z capsule from point a to point b of the body frame."""
+    kind, path = collider[0], body_path + "/collider"
+    if kind == "cube":
+        geom = UsdGeom.Cube.Define(stage, path)
+        geom.CreateSizeAttr(collider[1])
+    elif kind == "sphere":
+        geom = UsdGeom.Sphere.Define(stage, path)
+        geom.CreateRadiusAttr(collider[1])
+    elif kind == "capsule":
+        geom = UsdGeom.Capsule.Define(stage, path)
+        geom.CreateRadiusAttr(collider[1])
+        geom.CreateHeightAttr(collider[2])
+        geom.CreateAxisAttr(collider[3])
+    elif kind == "segment":
+        centre, rot, height = capsule_between(collider[2], collider[3])
+        geom = UsdGeom.Capsule.Define(stage, path)
+        geom.CreateRadiusAttr(collider[1])
+        geom.CreateHeightAttr(clean(height))
+        geom.CreateAxisAttr(UsdGeom.Tokens.z)
+        geom.AddTranslateOp().Set(vec3d(centre))
+        geom.AddOrientOp().Set(quatf(rot))
+    else:
+        raise ValueError(kind)
+    UsdPhysics.CollisionAPI.Apply(geom.GetPrim())
+
+
+def body(stage, path, world_pose, mass=None, density=None, collider=None):
+    """A rigid body Xform at `world_pose` (its parent prim must have the identity transform)."""
     xf = UsdGeom.Xform.Define(stage, path)
-    xf.AddTranslateOp().Set(Gf.Vec3d(*pos))
-    xf.AddOrientOp().Set(Gf.Quatf(*rot))
+    xf.AddTranslateOp().Set(vec3d(world_pose[0]))
+    xf.AddOrientOp().Set(quatf(world_pose[1]))
     prim = xf.GetPrim()
-    UsdPhysics.RigidBodyAPI.Apply(prim)
-    if mass is not None:
-        UsdPhysics.MassAPI.Apply(prim).CreateMassAttr(mass)
+    UsdPhysics.RigidBodyAPI.Apply(prim).CreateRigidBodyEnabledAttr(True)
+    if mass is not None or density is not None:
+        mass_api = UsdPhysics.MassAPI.Apply(prim)
+        if mass is not None:
+            mass_api.CreateMassAttr(mass)
+        if density is not None:
+            mass_api.CreateDensityAttr(density)
     if collider:
-        kind = collider[0]
-        if kind == "cube":
-            geom = UsdGeom.Cube.Define(stage, path + "/collider")
-            geom.CreateSizeAttr(collider[1])
-        elif kind == "sphere":
-            geom = UsdGeom.Sphere.Define(stage, path + "/collider")
-            geom.CreateRadiusAttr(collider[1])
-        else:
-            geom = UsdGeom.Capsule.Define(stage, path + "/collider")
-            geom.CreateRadiusAttr(collider[1])
-            geom.CreateHeightAttr(collider[2])
-            geom.CreateAxisAttr(collider[3])
-            if len(collider) > 4:
-                geom.AddTranslateOp().Set(Gf.Vec3d(*collider[4]))
-        UsdPhysics.CollisionAPI.Apply(geom.GetPrim())
+        add_collider(stage, path, collider)
     return prim
 
 
-def joint(stage, path, kind, b0, b1, lp0=(0, 0, 0), lp1=(0, 0, 0), axis=None, limits=None):
-    cls = {"fixed": UsdPhysics.FixedJoint, "revolute": UsdPhysics.RevoluteJoint,
-           "prismatic": UsdPhysics.PrismaticJoint, "spherical": UsdPhysics.SphericalJoint}[kind]
-    j = cls.Define(stage, path)
-    if b0:
-        j.CreateBody0Rel().SetTargets([Sdf.Path(b0)])
-    if b1:
-        j.CreateBody1Rel().SetTargets([Sdf.Path(b1)])
-    j.CreateLocalPos0Attr(Gf.Vec3f(*lp0))
-    j.CreateLocalPos1Attr(Gf.Vec3f(*lp1))
-    j.CreateLocalRot0Attr(Gf.Quatf(1, 0, 0, 0))
-    j.CreateLocalRot1Attr(Gf.Quatf(1, 0, 0, 0))
+JOINT_TYPES = {"fixed": UsdPhysics.FixedJoint, "revolute": UsdPhysics.RevoluteJoint,
+               "prismatic": UsdPhysics.PrismaticJoint, "spherical": UsdPhysics.SphericalJoint}
+
+
+def joint(stage, path, kind, body0, body1, frame0=None, frame1=None, axis=None, limits=None):
+    """A joint; frame0/frame1 are poses in body0/body1 (world if that body is empty); limits are
+    (lower, upper) for revolute/prismatic joints and (coneAngle0, coneAngle1) for spherical ones."""
+    frame0, frame1 = frame0 or pose(), frame1 or pose()
+    j = JOINT_TYPES[kind].Define(stage, path)
+    if body0:
+        j.CreateBody0Rel().SetTargets([Sdf.Path(body0)])
+    if body1:
+        j.CreateBody1Rel().SetTargets([Sdf.Path(body1)])
+    j.CreateLocalPos0Attr(vec3f(frame0[0]))
+    j.CreateLocalRot0Attr(quatf(frame0[1]))
+    j.CreateLocalPos1Attr(vec3f(frame1[0]))
+    j.CreateLocalRot1Attr(quatf(frame1[1]))
     if axis:
         j.CreateAxisAttr(axis)
     if limits and kind in ("revolute", "prismatic"):
-        j.CreateLowerLimitAttr(limits[0])
-        j.CreateUpperLimitAttr(limits[1])
+        j.CreateLowerLimitAttr(float(limits[0]))
+        j.CreateUpperLimitAttr(float(limits[1]))
     if limits and kind == "spherical":
-        j.CreateConeAngle0LimitAttr(limits[0])
-        j.CreateConeAngle1LimitAttr(limits[1])
+        j.CreateConeAngle0LimitAttr(float(limits[0]))
+        j.CreateConeAngle1LimitAttr(float(limits[1]))
     return j.GetPrim()
 
 
 def joint_state(prim, instance, position, velocity):
+    """PhysicsJointStateAPI:<instance> (angular: deg and deg/s; linear: m and m/s)."""
     prim.AddAppliedSchema(f"PhysicsJointStateAPI:{instance}")
     physx_attr(prim, f"state:{instance}:physics:position", float(position))
     physx_attr(prim, f"state:{instance}:physics:velocity", float(velocity))
+
+
+def drive(prim, instance, stiffness, damping, max_force=None, target=0.0):
+    """PhysicsDriveAPI:<instance> (in usd-core, but authored like the others for one style)."""
+    api = UsdPhysics.DriveAPI.Apply(prim, instance)
+    api.CreateTypeAttr(UsdPhysics.Tokens.force)
+    api.CreateStiffnessAttr(float(stiffness))
+    api.CreateDampingAttr(float(damping))
+    if max_force is not None:
+        api.CreateMaxForceAttr(float(max_force))
+    api.CreateTargetPositionAttr(float(target))
+    api.CreateTargetVelocityAttr(0.0)
 
 
 def root_api(stage, path):
     UsdPhysics.ArticulationRootAPI.Apply(stage.GetPrimAtPath(path))
 
 
+# ----------------------------------------------------------------------------------------------------------
+# 1. Fixed-base two-link arm (seed "Create a Fixed-Base Articulation" + its JointStateAPI snippet)
+# ----------------------------------------------------------------------------------------------------------
 def two_link_arm():
     st = new_stage(60)
-    body(st, "/World/rigidBody0", (0, 0, 0), mass=2.0, collider=("cube", 0.2))
-    # at the authored joint state (45 deg about Y) the link hangs rotated about the hinge at y = 0.5 m
-    body(st, "/World/rigidBody1", (0, 1.0, 0), mass=1.0, collider=("cube", 0.2),
-         rot=(math.cos(math.pi / 8), 0, math.sin(math.pi / 8), 0))
+    base = pose()
+    body(st, "/World/rigidBody0", base, mass=2.0, collider=("cube", 0.2))
+    # The seed's localPos0 (0, 10, 0) in metres: the hinge is 1 m along +Y of rigidBody0 and is the origin of
+    # rigidBody1 (localPos1 = 0). The authored joint state is 45 deg about Y, so rigidBody1 sits at the hinge
+    # turned by 45 deg about Y.
+    hinge0, hinge1 = pose((0.0, 1.0, 0.0)), pose()
+    body(st, "/World/rigidBody1", child_pose(base, hinge0, hinge1, "revolute", "Y", 45.0),
+         mass=1.0, collider=("cube", 0.2))
     hinge = joint(st, "/World/revoluteJoint", "revolute", "/World/rigidBody0", "/World/rigidBody1",
-                  lp0=(0, 1.0, 0), axis="Y")
+                  hinge0, hinge1, axis="Y")
     joint_state(hinge, "angular", 45.0, 0.0)
+    # body0 only: the world is on the other side. Its frames are ignored for the root joint.
     joint(st, "/World/fixedJoint", "fixed", "/World/rigidBody0", None)
     root_api(st, "/World/fixedJoint")
     return st
 
 
+# ----------------------------------------------------------------------------------------------------------
+# 2. Floating single body (seed "Create a Floating-Base Articulation")
+# ----------------------------------------------------------------------------------------------------------
 def floating_body():
     st = new_stage(60)
-    prim = body(st, "/World/rigidBody", (0, 0, 0), mass=2.0)
+    prim = body(st, "/World/rigidBody", pose(), mass=2.0)  # no collider, as in the seed
     api = UsdPhysics.RigidBodyAPI(prim)
-    api.CreateVelocityAttr(Gf.Vec3f(0, 10, 0))
-    api.CreateAngularVelocityAttr(Gf.Vec3f(0, 0, 10))
+    api.CreateVelocityAttr(Gf.Vec3f(0.0, 10.0, 0.0))  # m/s
+    api.CreateAngularVelocityAttr(Gf.Vec3f(0.0, 0.0, 10.0))  # deg/s
     root_api(st, "/World/rigidBody")
     return st
 
 
+# ----------------------------------------------------------------------------------------------------------
+# 3. Four-bar loop (seed "Exclude Joints from Articulations"; revolute instead of fixed, no world joint)
+# ----------------------------------------------------------------------------------------------------------
 def square_loop():
     st = new_stage(60)
-    corners = [(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]
-    for i, c in enumerate(corners):
-        body(st, f"/World/rigidBody{i}", c, mass=2.0, collider=("cube", 0.1))
+    corners = [(0.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0, 1.0, 0.0), (1.0, 0.0, 0.0)]
+    for i, corner in enumerate(corners):
+        body(st, f"/World/rigidBody{i}", pose(corner), mass=2.0, collider=("cube", 0.1))
     for i, (a, b) in enumerate([(0, 1), (1, 2), (2, 3), (3, 0)]):
+        # body0's frame sits on the next corner (body1's origin), so both frames coincide
         offset = tuple(corners[b][k] - corners[a][k] for k in range(3))
         path = f"/World/revoluteJoint{i}" if i < 3 else "/World/loopJoint"
-        j = joint(st, path, "revolute", f"/World/rigidBody{a}", f"/World/rigidBody{b}", lp0=offset, axis="Z")
-        if i == 3:
+        j = joint(st, path, "revolute", f"/World/rigidBody{a}", f"/World/rigidBody{b}", pose(offset), pose(),
+                  axis="Z")
+        if i == 3:  # closes the loop: simulated as a plain constraint outside the articulation tree
             UsdPhysics.Joint(j).CreateExcludeFromArticulationAttr(True)
-    root_api(st, "/World/rigidBody0")
+    root_api(st, "/World/rigidBody0")  # floating base rooted at rigidBody0
     return st
 
 
+# ----------------------------------------------------------------------------------------------------------
+# 4. Mimic-joint gear (seed "Articulation Mimic Joints"; seed radii/offsets 5 -> 0.05 m / 0.5 m)
+# ----------------------------------------------------------------------------------------------------------
 def gear():
     st = new_stage(60)
-    body(st, "/World/rootBody", (0, 0, 0), mass=1.0, collider=("cube", 0.2))
+    root = pose()
+    body(st, "/World/rootBody", root, mass=1.0, collider=("cube", 0.2))
     for i, x in enumerate((-0.5, 0.5)):
-        prim = body(st, f"/World/rigidBody{i}", (x, 0, 0), collider=("sphere", 0.05))
-        UsdPhysics.MassAPI.Apply(prim).CreateDensityAttr(1000.0)
-        joint(st, f"/World/revoluteJoint{i}", "revolute", "/World/rootBody", f"/World/rigidBody{i}",
-              lp0=(x, 0, 0), axis="Z", limits=(-9000.0, 9000.0))
+        frame0 = pose((x, 0.0, 0.0))
+        # MassAPI with density only: the mass comes from the sphere (1000 * 4/3 pi 0.05^3 = 0.5236 kg)
+        body(st, f"/World/rigidBody{i}", child_pose(root, frame0, pose(), "revolute", "Z", 0.0),
+             density=1000.0, collider=("sphere", 0.05))
+        joint(st, f"/World/revoluteJoint{i}", "revolute", "/World/rootBody", f"/World/rigidBody{i}", frame0, pose(),
+              axis="Z", limits=(-9000.0, 9000.0))  # mimic joints need limits; these are never reached
     joint(st, "/World/rootBodyFixedJoint", "fixed", "/World/rootBody", None)
     root_api(st, "/World/rootBodyFixedJoint")
     j0 = st.GetPrimAtPath("/World/revoluteJoint0")
-    joint_state(j0, "angular", 0.0, 800.0)
+    joint_state(j0, "angular", 0.0, 800.0)  # deg, deg/s
+    # q0 + gearing * q1 + offset = 0 with gearing 5: joint1 turns at -1/5 of joint0's rate
     j0.AddAppliedSchema("PhysxMimicJointAPI:rotZ")
     j0.CreateRelationship("physxMimicJoint:rotZ:referenceJoint", custom=False).SetTargets(
         [Sdf.Path("/World/revoluteJoint1")])
@@ -167,58 +327,90 @@ def gear():
     return st
 
 
-ARM_JOINTS = [  # (offset from previous joint in the parent link frame, axis, limits deg, link mass)
-    ((0, 0, 0.333), "Z", (-166, 166), 4.0), ((0, 0, 0), "Y", (-101, 101), 3.0),
-    ((0, 0, 0.316), "Z", (-166, 166), 3.0), ((0.0825, 0, 0), "Y", (-176, -4), 2.5),
-    ((-0.0825, 0, 0.384), "Z", (-166, 166), 2.5), ((0, 0, 0), "Y", (-1, 215), 2.0),
-    ((0.088, 0, 0), "Z", (-166, 166), 1.5),
+# ----------------------------------------------------------------------------------------------------------
+# 5. 7-DOF arm with a two-finger gripper
+# ----------------------------------------------------------------------------------------------------------
+# Franka Panda-like kinematics. All link frames are parallel to the world at zero joint angles (the arm stands
+# straight up). Each row: joint name, child link, offset of the joint in the parent link frame, joint frame
+# rotation (same in both links), axis, limits (deg), "ready" joint state (deg), child mass (kg), collider.
+# Joints 4 and 6 turn about -Y like the Panda's (axis token "Y" in a joint frame turned 180 deg about Z), so the
+# Panda's limits (-176..-4, -1..215) and its ready pose (0, -45, 0, -135, 0, 90, 45) apply unchanged.
+FLIP_Y = quat("Z", 180.0)
+ARM = [
+    ("joint1", "link1", (0.0, 0.0, 0.333), IDENTITY, "Z", (-166, 166), 0.0, 4.0,
+     ("segment", 0.06, (0, 0, -0.12), (0, 0, 0))),
+    ("joint2", "link2", (0.0, 0.0, 0.0), IDENTITY, "Y", (-101, 101), -45.0, 3.0,
+     ("segment", 0.06, (0, 0, 0.05), (0, 0, 0.25))),
+    ("joint3", "link3", (0.0, 0.0, 0.316), IDENTITY, "Z", (-166, 166), 0.0, 3.0,
+     ("segment", 0.055, (0, 0, 0), (0.0825, 0, 0))),
+    ("joint4", "link4", (0.0825, 0.0, 0.0), FLIP_Y, "Y", (-176, -4), -135.0, 2.5,
+     ("segment", 0.055, (0, 0, 0), (-0.0825, 0, 0.384))),
+    ("joint5", "link5", (-0.0825, 0.0, 0.384), IDENTITY, "Z", (-166, 166), 0.0, 2.5,
+     ("segment", 0.05, (0, 0, -0.08), (0, 0, 0))),
+    ("joint6", "link6", (0.0, 0.0, 0.0), FLIP_Y, "Y", (-1, 215), 90.0, 2.0,
+     ("segment", 0.05, (0, 0, 0), (0.088, 0, 0))),
+    ("joint7", "link7", (0.088, 0.0, 0.0), IDENTITY, "Z", (-166, 166), 45.0, 1.5,
+     ("segment", 0.045, (0, 0, 0), (0, 0, -0.107))),
 ]
+HAND_OFFSET = (0.0, 0.0, -0.107)  # flange, along link7's -Z (the hand points down at zero angles)
+FINGER_OFFSET = (0.0, 0.0, -0.0584)  # finger joint origin in the hand frame, between the closed fingers
+FINGER_OPENING = 0.02  # m per finger, authored joint state and drive target of both finger joints
 
 
 def arm_with_gripper():
-    """Zero joint angles are authored: all link frames stay axis-aligned, so poses are running offsets."""
     st = new_stage(120)
-    UsdGeom.Xform.Define(st, "/World/robot")
+    robot = UsdGeom.Xform.Define(st, "/World/robot").GetPrim()  # no xformOps: identity
     UsdGeom.Scope.Define(st, "/World/robot/joints")
-    body(st, "/World/robot/base", (0, 0, 0), mass=5.0, collider=("capsule", 0.06, 0.1, "Z", (0, 0, 0.1)))
-    joint(st, "/World/robot/joints/base_joint", "fixed", None, "/World/robot/base")
-    pos, parent = [0.0, 0.0, 0.0], "/World/robot/base"
-    for i, (offset, axis, limits, mass) in enumerate(ARM_JOINTS, start=1):
-        pos = [pos[k] + offset[k] for k in range(3)]
-        link = f"/World/robot/link{i}"
-        body(st, link, tuple(pos), mass=mass, collider=("capsule", 0.05, 0.08, "Z"))
-        parent_pos = st.GetPrimAtPath(parent).GetAttribute("xformOp:translate").Get()
-        j = joint(st, f"/World/robot/joints/joint{i}", "revolute", parent, link,
-                  lp0=tuple(pos[k] - parent_pos[k] for k in range(3)), axis=axis, limits=limits)
-        j.AddAppliedSchema("PhysicsDriveAPI:angular")
-        physx_attr(j, "drive:angular:physics:stiffness", 7.0)  # N m / deg
-        physx_attr(j, "drive:angular:physics:damping", 0.7)  # N m s / deg
-        physx_attr(j, "drive:angular:physics:maxForce", 87.0)
-        physx_attr(j, "drive:angular:physics:targetPosition", 0.0)
+    J = "/World/robot/joints/"
+    R = "/World/robot/"
+
+    base = pose()
+    body(st, R + "base", base, mass=5.0, collider=("segment", 0.07, (0, 0, 0.06), (0, 0, 0.2)))
+    joint(st, J + "base_joint", "fixed", None, R + "base", base, pose())  # body0 empty: the world
+
+    parent, parent_pose = R + "base", base
+    for name, link, offset, frame_rot, axis, limits, q, mass, collider in ARM:
+        frame0, frame1 = pose(offset, frame_rot), pose((0, 0, 0), frame_rot)
+        link_pose = child_pose(parent_pose, frame0, frame1, "revolute", axis, q)
+        body(st, R + link, link_pose, mass=mass, collider=collider)
+        j = joint(st, J + name, "revolute", parent, R + link, frame0, frame1, axis=axis, limits=limits)
+        drive(j, "angular", stiffness=7.0, damping=0.7, max_force=87.0, target=q)  # N m/deg, N m s/deg, N m
         j.AddAppliedSchema("PhysxJointAPI")
-        physx_attr(j, "physxJoint:armature", 0.01)
-        physx_attr(j, "physxJoint:maxJointVelocity", 150.0)
-        joint_state(j, "angular", 0.0, 0.0)
-        parent = link
-    hand_pos = (pos[0], pos[1], pos[2] - 0.107)
-    body(st, "/World/robot/hand", hand_pos, mass=0.7, collider=("cube", 0.08))
-    joint(st, "/World/robot/joints/hand_joint", "fixed", parent, "/World/robot/hand", lp0=(0, 0, -0.107))
-    for side, y in (("left", 0.02), ("right", -0.02)):
-        finger = f"/World/robot/{side}_finger"
-        body(st, finger, (hand_pos[0], hand_pos[1] + y, hand_pos[2] - 0.06), mass=0.1, collider=("cube", 0.02))
-        if side == "left":
-            j = joint(st, f"/World/robot/joints/{side}_finger_joint", "prismatic", "/World/robot/hand", finger,
-                      lp0=(0, y, -0.06), axis="Y", limits=(0.0, 0.04))
-        else:
-            # authored reversed (body0 = finger): opening moves the finger along -Y of the hand, which is +Y as
-            # seen from the finger, so the limits keep the same sign; usdart negates them for the tree.
-            j = joint(st, f"/World/robot/joints/{side}_finger_joint", "prismatic", finger, "/World/robot/hand",
-                      lp1=(0, y, -0.06), axis="Y", limits=(0.0, 0.04))
-        j.AddAppliedSchema("PhysicsDriveAPI:linear")
-        physx_attr(j, "drive:linear:physics:stiffness", 1000.0)
-        physx_attr(j, "drive:linear:physics:damping", 50.0)
-        physx_attr(j, "drive:linear:physics:maxForce", 20.0)
-    robot = st.GetPrimAtPath("/World/robot")
+        physx_attr(j, "physxJoint:armature", 0.01)  # kg m^2
+        physx_attr(j, "physxJoint:maxJointVelocity", 150.0)  # deg/s
+        joint_state(j, "angular", q, 0.0)
+        parent, parent_pose = R + link, link_pose
+
+    hand_frame = pose(HAND_OFFSET)
+    hand_pose = child_pose(parent_pose, hand_frame, pose())
+    body(st, R + "hand", hand_pose, mass=0.7, collider=("capsule", 0.03, 0.14, "Y"))
+    joint(st, J + "hand_joint", "fixed", parent, R + "hand", hand_frame, pose())
+
+    finger_collider = ("segment", 0.01, (0, 0, 0), (0, 0, -0.04))
+    slide = pose(FINGER_OFFSET)  # joint frame on the hand side
+    # Left finger: body0 = hand, body1 = finger, axis Y: the coordinate is the finger's travel along the
+    # hand's +Y, so opening is positive: limits 0 .. 0.04 m.
+    left_pose = child_pose(hand_pose, slide, pose(), "prismatic", "Y", FINGER_OPENING)
+    body(st, R + "left_finger", left_pose, mass=0.1, collider=finger_collider)
+    left = joint(st, J + "left_finger_joint", "prismatic", R + "hand", R + "left_finger", slide, pose(),
+                 axis="Y", limits=(0.0, 0.04))
+    # Right finger, authored REVERSED: body0 = right_finger, body1 = hand (frame0 on the finger, frame1 on
+    # the hand, same orientation, axis Y). The joint coordinate d is the travel of body1 relative to body0,
+    # i.e. of the hand relative to the finger, along +Y: swapping body0/body1 negates the coordinate,
+    # d = -q, where q is the finger's travel along the hand's +Y. The right finger opens towards the hand's
+    # -Y (q from 0 down to -0.04), so d runs from 0 up to 0.04: the two negations cancel and the authored
+    # limits (0, 0.04), joint state and drive target are the same numbers as the left finger's, with opening
+    # positive for both. An importer that turns the joint round to the tree (hand -> finger, as PhysX and
+    # usdart do) negates and swaps them: q in [-0.04, 0], state -0.02, target -0.02.
+    right_pose = child_pose(hand_pose, slide, pose(), "prismatic", "Y", FINGER_OPENING, reversed_=True)
+    body(st, R + "right_finger", right_pose, mass=0.1, collider=finger_collider)
+    right = joint(st, J + "right_finger_joint", "prismatic", R + "right_finger", R + "hand", pose(), slide,
+                  axis="Y", limits=(0.0, 0.04))
+    for j in (left, right):
+        drive(j, "linear", stiffness=1000.0, damping=50.0, max_force=70.0, target=FINGER_OPENING)  # N/m, N s/m, N
+        joint_state(j, "linear", FINGER_OPENING, 0.0)
+
+    # Root API on the ancestor: the topology decides the root; base_joint attaches base to the world.
     UsdPhysics.ArticulationRootAPI.Apply(robot)
     robot.AddAppliedSchema("PhysxArticulationAPI")
     physx_attr(robot, "physxArticulation:solverPositionIterationCount", 32, Sdf.ValueTypeNames.Int)
@@ -226,42 +418,79 @@ def arm_with_gripper():
     return st
 
 
-RAGDOLL = {  # body: (position, mass, parent, joint kind, axis)
-    "pelvis": ((0, 0, 1.0), 8.0, "spine", "spherical"),
-    "spine": ((0, 0, 1.15), 6.0, None, None),
-    "torso": ((0, 0, 1.35), 12.0, "spine", "spherical"),
-    "head": ((0, 0, 1.65), 4.0, "torso", "spherical"),
-    "upper_arm_l": ((0.25, 0, 1.45), 2.0, "torso", "spherical"),
-    "lower_arm_l": ((0.5, 0, 1.45), 1.5, "upper_arm_l", "revolute"),
-    "upper_arm_r": ((-0.25, 0, 1.45), 2.0, "torso", "spherical"),
-    "lower_arm_r": ((-0.5, 0, 1.45), 1.5, "upper_arm_r", "revolute"),
-    "thigh_l": ((0.1, 0, 0.75), 6.0, "pelvis", "spherical"),
-    "shin_l": ((0.1, 0, 0.35), 4.0, "thigh_l", "revolute"),
-    "thigh_r": ((-0.1, 0, 0.75), 6.0, "pelvis", "spherical"),
-    "shin_r": ((-0.1, 0, 0.35), 4.0, "thigh_r", "revolute"),
+# ----------------------------------------------------------------------------------------------------------
+# 6. Ragdoll
+# ----------------------------------------------------------------------------------------------------------
+# T-pose, facing -Y, so its left side is +X; pelvis at z = 1 m. Bodies are axis-aligned with their origin at
+# the centre of their capsule: name -> (position, mass, capsule (radius, height, axis)).
+RAGDOLL_BODIES = {
+    "pelvis": ((0.0, 0.0, 1.0), 8.0, (0.09, 0.14, "X")),
+    "spine": ((0.0, 0.0, 1.17), 6.0, (0.08, 0.10, "X")),
+    "torso": ((0.0, 0.0, 1.38), 12.0, (0.11, 0.16, "X")),
+    "head": ((0.0, 0.0, 1.70), 4.0, (0.09, 0.06, "Z")),
+    "upper_arm_l": ((0.34, 0.0, 1.45), 2.0, (0.045, 0.19, "X")),
+    "lower_arm_l": ((0.61, 0.0, 1.45), 1.5, (0.04, 0.18, "X")),
+    "upper_arm_r": ((-0.34, 0.0, 1.45), 2.0, (0.045, 0.19, "X")),
+    "lower_arm_r": ((-0.61, 0.0, 1.45), 1.5, (0.04, 0.18, "X")),
+    "thigh_l": ((0.1, 0.0, 0.71), 6.0, (0.06, 0.30, "Z")),
+    "shin_l": ((0.1, 0.0, 0.29), 4.0, (0.05, 0.32, "Z")),
+    "thigh_r": ((-0.1, 0.0, 0.71), 6.0, (0.06, 0.30, "Z")),
+    "shin_r": ((-0.1, 0.0, 0.29), 4.0, (0.05, 0.32, "Z")),
+}
+# Joints are authored outwards from the pelvis (body0 = the body nearer the pelvis): name -> (kind, body0,
+# body1, anchor (world), joint frame rotation, axis, limits). Spherical joints: axis X turned along the child
+# bone, so the cone (coneAngle0Limit towards joint Y, coneAngle1Limit towards joint Z, deg) opens around it.
+# Revolute elbows bend forward about Z (right: +Z, left: -Z since the forearms point opposite ways), knees
+# bend backward about X.
+UP, DOWN, LEFT, RIGHT = quat("Y", -90.0), quat("Y", 90.0), IDENTITY, quat("Z", 180.0)  # joint X -> +Z, -Z, +X, -X
+RAGDOLL_JOINTS = {
+    "lower_spine": ("spherical", "pelvis", "spine", (0.0, 0.0, 1.09), UP, "X", (30.0, 20.0)),
+    "upper_spine": ("spherical", "spine", "torso", (0.0, 0.0, 1.26), UP, "X", (30.0, 20.0)),
+    "neck": ("spherical", "torso", "head", (0.0, 0.0, 1.56), UP, "X", (45.0, 30.0)),
+    "shoulder_l": ("spherical", "torso", "upper_arm_l", (0.2, 0.0, 1.45), LEFT, "X", (80.0, 60.0)),
+    "elbow_l": ("revolute", "upper_arm_l", "lower_arm_l", (0.48, 0.0, 1.45), IDENTITY, "Z", (-150.0, 0.0)),
+    "shoulder_r": ("spherical", "torso", "upper_arm_r", (-0.2, 0.0, 1.45), RIGHT, "X", (80.0, 60.0)),
+    "elbow_r": ("revolute", "upper_arm_r", "lower_arm_r", (-0.48, 0.0, 1.45), IDENTITY, "Z", (0.0, 150.0)),
+    "hip_l": ("spherical", "pelvis", "thigh_l", (0.1, 0.0, 0.92), DOWN, "X", (60.0, 40.0)),
+    "knee_l": ("revolute", "thigh_l", "shin_l", (0.1, 0.0, 0.50), IDENTITY, "X", (0.0, 150.0)),
+    "hip_r": ("spherical", "pelvis", "thigh_r", (-0.1, 0.0, 0.92), DOWN, "X", (60.0, 40.0)),
+    "knee_r": ("revolute", "thigh_r", "shin_r", (-0.1, 0.0, 0.50), IDENTITY, "X", (0.0, 150.0)),
 }
 
 
 def ragdoll():
-    """Longest paths run hand-to-foot (8 joints); the spine sits in the middle of all of them."""
+    """Floating ragdoll; the root API is on the Scope, so the root link comes from the topology.
+
+    Expected root: the spine. With no world joint PhysX roots a floating articulation at the link of minimal
+    eccentricity (largest joint count to any other link). The longest paths run hand to foot: lower_arm -
+    upper_arm - torso - spine - pelvis - thigh - shin (6 joints). The spine is 3 joints from every extremity
+    (lower arms, shins) and at most 3 from anything, so its eccentricity is 3; the pelvis and the torso have 4
+    (pelvis -> lower arm, torso -> shin), every other link more. Without the spine, pelvis and torso would
+    tie at 3 and the root would depend on the tie-break. The joints are authored from the pelvis outwards,
+    so lower_spine (body0 = pelvis, body1 = spine) runs against the tree and is turned round on import.
+    """
     st = new_stage(120)
     UsdGeom.Scope.Define(st, "/World/ragdoll")
-    for name, (pos, mass, _, _) in RAGDOLL.items():
-        body(st, f"/World/ragdoll/{name}", pos, mass=mass, collider=("capsule", 0.06, 0.12, "Z"))
-    for name, (pos, _, parent, kind) in RAGDOLL.items():
-        if parent is None:
-            continue
-        ppos = RAGDOLL[parent][0]
-        anchor = tuple((pos[k] + ppos[k]) / 2 for k in range(3))  # joint halfway between the two bodies
-        joint(st, f"/World/ragdoll/{name}_joint", kind, f"/World/ragdoll/{parent}", f"/World/ragdoll/{name}",
-              lp0=tuple(anchor[k] - ppos[k] for k in range(3)), lp1=tuple(anchor[k] - pos[k] for k in range(3)),
-              axis="X", limits=(45.0, 30.0) if kind == "spherical" else (0.0, 150.0))
+    D = "/World/ragdoll/"
+    for name, (pos, mass, (radius, height, axis)) in RAGDOLL_BODIES.items():
+        body(st, D + name, pose(pos), mass=mass, collider=("capsule", radius, height, axis))
+    for name, (kind, b0, b1, anchor, rot, axis, limits) in RAGDOLL_JOINTS.items():
+        p0, p1 = RAGDOLL_BODIES[b0][0], RAGDOLL_BODIES[b1][0]
+        frame0 = pose(tuple(anchor[k] - p0[k] for k in range(3)), rot)
+        frame1 = pose(tuple(anchor[k] - p1[k] for k in range(3)), rot)
+        joint(st, D + name, kind, D + b0, D + b1, frame0, frame1, axis=axis, limits=limits)
     root_api(st, "/World/ragdoll")
     return st
 
 
-STAGES = {"two_link_arm.usda": two_link_arm, "floating_body.usda": floating_body, "square_loop.usda": square_loop,
-          "gear.usda": gear, "arm_with_gripper.usda": arm_with_gripper, "ragdoll.usda": ragdoll}
+STAGES = {
+    "two_link_arm.usda": two_link_arm,
+    "floating_body.usda": floating_body,
+    "square_loop.usda": square_loop,
+    "gear.usda": gear,
+    "arm_with_gripper.usda": arm_with_gripper,
+    "ragdoll.usda": ragdoll,
+}
 
 
 def main(out_dir: str) -> None:
@@ -272,4 +501,4 @@ def main(out_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(HERE), "sample_stages"))
+    main(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_OUT)
