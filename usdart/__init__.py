@@ -1,7 +1,8 @@
 """usdart: USD-driven reduced-coordinate articulation simulation (PhysX semantics, numba solver)."""
 from .articulation import Articulation
+from .cache import ArticulationCache, CacheFlag
 from .errors import PhysicsImportError, StageError, UsdartError
 from .scene import Scene, load
 
-__all__ = ["load", "Scene", "Articulation", "UsdartError", "StageError", "PhysicsImportError"]
+__all__ = ["load", "Scene", "Articulation", "ArticulationCache", "CacheFlag", "UsdartError", "StageError", "PhysicsImportError"]
 __version__ = "0.1.0"

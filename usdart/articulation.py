@@ -1,20 +1,41 @@
-"""The public `Articulation`: an imported articulation tree and its names, in low-level (BFS) order."""
+"""The public `Articulation`: an imported articulation, its state, and the PhysX cache interface."""
 from __future__ import annotations
 
 import numpy as np
 
-from .importer.description import ArticulationDesc
+from .cache import ArticulationCache, CacheFlag
+from .errors import UsdartError
+from .importer.description import AXIS_ORDER, ArticulationDesc
+from .importer.frames import matrix_to_quat
+from .inverse_dynamics import InverseDynamicsMixin, _unit_quaternion, _vector
+from .kernels.kinematics import com_accelerations, com_velocities, link_poses
+from .kernels.rnea import rnea
+from .model import JOINT_SPHERICAL, build_model, structure_key
+from .state import (initial_state, sync_spherical_positions, sync_spherical_quaternions, workspace,
+                    zeros_control)
 
 
-class Articulation:
+class Articulation(InverseDynamicsMixin):
     """One reduced-coordinate articulation of a `Scene`.
 
     Links are in low-level order (BFS from the root, parent index < child index); DOFs follow the
     links in that order and, inside a joint, PhysX's axis order (rotX, rotY, rotZ, transX, transY, transZ).
+    The state starts as authored (root body pose and velocity, JointStateAPI); read and change it through
+    a cache (`create_cache`, `copy_internal_state_to_cache`, `apply_cache`).
     """
 
-    def __init__(self, desc: ArticulationDesc):
+    def __init__(self, desc: ArticulationDesc, gravity=(0.0, 0.0, -9.81)):
         self.desc = desc
+        self.model = build_model(desc, gravity)
+        self.state = initial_state(desc, self.model, 1)
+        self.control = zeros_control(self.model, 1)
+        self.control.target_position[0] = [d.drive.target_position if d.drive else 0.0 for d in desc.dofs]
+        self.control.target_velocity[0] = [d.drive.target_velocity if d.drive else 0.0 for d in desc.dofs]
+        self.work = workspace(self.model, 1)
+        link_poses(self.model, self.state, self.work, 0)
+        link_of = np.repeat(np.arange(len(desc.links)), np.diff(self.model.dof_start))
+        self._maximal_index = np.array([(link - 1) * 6 + AXIS_ORDER.index(d.axis) for link, d in zip(link_of, desc.dofs)],
+                                       dtype=np.int64)
 
     @property
     def root_link(self) -> str:
@@ -74,6 +95,119 @@ class Articulation:
     def link_index(self, path: str) -> int:
         return self.desc.links.index(str(path))
 
+    def link_transforms(self) -> np.ndarray:
+        """World pose of every link frame (the body prims' frames): rows [x, y, z, qw, qx, qy, qz]."""
+        out = np.zeros((self.model.n_links, 7))
+        out[:, :3] = self.work.pos[0]
+        out[:, 3:] = [matrix_to_quat(R) for R in self.work.rot[0]]
+        return out
+
+    # ---- the articulation cache ---------------------------------------------------------------------
+    def create_cache(self) -> ArticulationCache:
+        cache = ArticulationCache(self.model, self.root_link)
+        self.copy_internal_state_to_cache(cache, CacheFlag.ALL)
+        return cache
+
+    def _check_cache(self, cache: ArticulationCache) -> None:
+        if not isinstance(cache, ArticulationCache):
+            raise UsdartError(f"{self.root_link}: expected an ArticulationCache, got {type(cache).__name__}")
+        if cache.structure != structure_key(self.model):
+            raise UsdartError(f"{self.root_link}: the cache was created for {cache.owner}, whose links, joints or "
+                              "DOFs differ; create a cache with this articulation's create_cache()")
+
+    def _check_spherical_range(self, positions) -> None:
+        m = self.model
+        for i in np.flatnonzero(m.joint_type == JOINT_SPHERICAL):
+            values = np.asarray(positions[m.dof_start[i]:m.dof_start[i + 1]])
+            if np.any(np.abs(values) > np.pi + 1e-9):
+                raise UsdartError(f"{self.desc.joints[i].path}: spherical joint positions must lie in [-pi, pi], "
+                                  f"got {values.tolist()}")
+
+    def copy_internal_state_to_cache(self, cache: ArticulationCache, flags: CacheFlag = CacheFlag.ALL) -> None:
+        """Copy the selected parts of the articulation's state into the cache (LINK_FORCE/TORQUE are
+        write-only and left alone)."""
+        self._check_cache(cache)
+        m, st, ctl, ws = self.model, self.state, self.control, self.work
+        flags = CacheFlag(flags)
+        if CacheFlag.POSITION in flags:
+            cache.joint_position[:] = st.q[0]
+        if CacheFlag.VELOCITY in flags:
+            cache.joint_velocity[:] = st.qd[0]
+        if CacheFlag.ACCELERATION in flags:
+            cache.joint_acceleration[:] = st.qdd[0]
+            cache.root_linear_acceleration[:] = st.root_acc[0, :3]
+            cache.root_angular_acceleration[:] = st.root_acc[0, 3:]
+        if CacheFlag.FORCE in flags:
+            cache.joint_force[:] = ctl.joint_force[0]
+        if CacheFlag.JOINT_TARGET_POSITIONS in flags:
+            cache.joint_target_position[:] = ctl.target_position[0]
+        if CacheFlag.JOINT_TARGET_VELOCITIES in flags:
+            cache.joint_target_velocity[:] = ctl.target_velocity[0]
+        if CacheFlag.ROOT_TRANSFORM in flags:
+            cache.root_transform[:3] = st.root_pos[0]
+            cache.root_transform[3:] = st.root_quat[0]
+        if CacheFlag.ROOT_VELOCITIES in flags:
+            cache.root_linear_velocity[:] = st.root_vel[0, :3]
+            cache.root_angular_velocity[:] = st.root_vel[0, 3:]
+        if flags & (CacheFlag.LINK_VELOCITY | CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE):
+            # RNEA at the last accelerations gives link velocities, accelerations and transmitted forces
+            out = np.zeros((1, m.n_root + m.n_dofs))
+            rnea(m, st, ws, 0, st.qdd, st.root_acc, 1.0, ctl.link_wrench, True, m.gravity, 1.0, out)
+            if CacheFlag.LINK_VELOCITY in flags:
+                com_velocities(m, ws, 0, cache.link_velocity)
+            if CacheFlag.LINK_INCOMING_JOINT_FORCE in flags:
+                self._incoming_joint_forces(cache.link_incoming_joint_force)
+            if CacheFlag.LINK_ACCELERATION in flags:
+                ws.acc[0, :, 3:] += m.gravity  # RNEA left a - g in ws.acc
+                com_accelerations(m, ws, 0, cache.link_acceleration)
+
+    def _incoming_joint_forces(self, out) -> None:
+        """ws.force (world, at the origin) as [force; torque] in each link's child joint frame."""
+        m, ws = self.model, self.work
+        out[0] = 0.0
+        for i in range(1, m.n_links):
+            R = ws.rot[0, i] @ m.child_frame_rot[i]
+            x = ws.pos[0, i] + ws.rot[0, i] @ m.child_frame_pos[i]
+            torque, force = ws.force[0, i, :3], ws.force[0, i, 3:]
+            out[i, :3] = R.T @ force
+            out[i, 3:] = R.T @ (torque - np.cross(x, force))
+
+    def apply_cache(self, cache: ArticulationCache, flags: CacheFlag = CacheFlag.ALL) -> None:
+        """Write the selected parts of the cache into the articulation; positions and root transform
+        recompute the link poses. Read-only parts (accelerations, link velocities, accelerations and
+        incoming joint forces) are not applied."""
+        self._check_cache(cache)
+        m, st, ctl = self.model, self.state, self.control
+        flags = CacheFlag(flags)
+        where = self.root_link
+        if CacheFlag.POSITION in flags:
+            q = _finite(cache.joint_position, m.n_dofs, where, "joint_position")
+            self._check_spherical_range(q)
+            st.q[0] = q
+            sync_spherical_quaternions(m, st, 0)
+            sync_spherical_positions(m, st, 0)
+        if CacheFlag.VELOCITY in flags:
+            st.qd[0] = _finite(cache.joint_velocity, m.n_dofs, where, "joint_velocity")
+        if CacheFlag.FORCE in flags:
+            ctl.joint_force[0] = _finite(cache.joint_force, m.n_dofs, where, "joint_force")
+        if CacheFlag.JOINT_TARGET_POSITIONS in flags:
+            ctl.target_position[0] = _finite(cache.joint_target_position, m.n_dofs, where, "joint_target_position")
+        if CacheFlag.JOINT_TARGET_VELOCITIES in flags:
+            ctl.target_velocity[0] = _finite(cache.joint_target_velocity, m.n_dofs, where, "joint_target_velocity")
+        if CacheFlag.ROOT_TRANSFORM in flags:
+            pose = _finite(cache.root_transform, 7, where, "root_transform")
+            st.root_pos[0] = pose[:3]
+            st.root_quat[0] = _unit_quaternion(pose[3:], where)
+        if CacheFlag.ROOT_VELOCITIES in flags and m.n_root:
+            st.root_vel[0, :3] = _finite(cache.root_linear_velocity, 3, where, "root_linear_velocity")
+            st.root_vel[0, 3:] = _finite(cache.root_angular_velocity, 3, where, "root_angular_velocity")
+        if CacheFlag.LINK_FORCE in flags:
+            ctl.link_wrench[0, :, :3] = _finite(cache.link_force, 3 * m.n_links, where, "link_force").reshape(-1, 3)
+        if CacheFlag.LINK_TORQUE in flags:
+            ctl.link_wrench[0, :, 3:] = _finite(cache.link_torque, 3 * m.n_links, where, "link_torque").reshape(-1, 3)
+        if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
+            link_poses(m, st, self.work, 0)
+
     def summary(self) -> dict:
         """Plain-data view (the `usdart inspect --json` entry)."""
         return dict(root_link=self.root_link, fixed_base=self.fixed_base, links=self.links,
@@ -84,3 +218,10 @@ class Articulation:
     def __repr__(self) -> str:
         base = "fixed" if self.fixed_base else "floating"
         return f"Articulation({self.root_link!r}, {base} base, {len(self.desc.links)} links, {self.dof_count} DOFs)"
+
+
+def _finite(values, size: int, where: str, what: str) -> np.ndarray:
+    arr = _vector(values, size, f"{where}: {what}")
+    if not np.all(np.isfinite(arr)):
+        raise UsdartError(f"{where}: {what} contains NaN or infinite values")
+    return arr

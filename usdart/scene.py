@@ -15,7 +15,7 @@ class Scene:
     def __init__(self, stage, description: SceneDescription):
         self.stage = stage
         self.description = description
-        self.articulations = [Articulation(a) for a in description.articulations]
+        self.articulations = [Articulation(a, description.settings.gravity) for a in description.articulations]
 
     @property
     def gravity(self) -> np.ndarray:

@@ -173,3 +173,24 @@ def com_velocities(m, ws, w, out):
         out[i, 0] = v[3] + v[1] * x2 - v[2] * x1
         out[i, 1] = v[4] + v[2] * x0 - v[0] * x2
         out[i, 2] = v[5] + v[0] * x1 - v[1] * x0
+
+
+@njit(cache=True)
+def com_accelerations(m, ws, w, out):
+    """out[i] = classical [COM acceleration; angular acceleration] (world) from spatial ws.acc and ws.vel.
+
+    The classical acceleration of a body point x is a_lin + alpha x x + omega x v(x).
+    """
+    for i in range(m.n_links):
+        R, p, c, v, acc = ws.rot[w, i], ws.pos[w, i], m.com[i], ws.vel[w, i], ws.acc[w, i]
+        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
+        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
+        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+        vx = v[3] + v[1] * x2 - v[2] * x1
+        vy = v[4] + v[2] * x0 - v[0] * x2
+        vz = v[5] + v[0] * x1 - v[1] * x0
+        out[i, 0] = acc[3] + acc[1] * x2 - acc[2] * x1 + v[1] * vz - v[2] * vy
+        out[i, 1] = acc[4] + acc[2] * x0 - acc[0] * x2 + v[2] * vx - v[0] * vz
+        out[i, 2] = acc[5] + acc[0] * x1 - acc[1] * x0 + v[0] * vy - v[1] * vx
+        for a in range(3):
+            out[i, 3 + a] = acc[a]

@@ -1,0 +1,76 @@
+"""`CacheFlag` and `ArticulationCache`: PhysX's PxArticulationCache with numpy arrays and Python names.
+
+A cache is a copy of an articulation's data. `Articulation.copy_internal_state_to_cache` fills the parts
+selected by flags, `Articulation.apply_cache` writes them back, and the inverse-dynamics functions read
+their inputs from the cache and write their results into it. Link data are in low-level (BFS) link
+order, DOF data in low-level DOF order; spatial vectors are [linear; angular] in world axes at link COMs.
+"""
+from __future__ import annotations
+
+from enum import IntFlag
+
+import numpy as np
+
+from .model import Model, structure_key
+from .state import workspace, zeros_control, zeros_state
+
+
+class CacheFlag(IntFlag):
+    """What to copy or apply (PhysX PxArticulationCacheFlag values)."""
+
+    VELOCITY = 1 << 0
+    ACCELERATION = 1 << 1
+    POSITION = 1 << 2
+    FORCE = 1 << 3
+    LINK_VELOCITY = 1 << 4
+    LINK_ACCELERATION = 1 << 5
+    ROOT_TRANSFORM = 1 << 6
+    ROOT_VELOCITIES = 1 << 7
+    LINK_INCOMING_JOINT_FORCE = 1 << 10
+    JOINT_TARGET_POSITIONS = 1 << 11
+    JOINT_TARGET_VELOCITIES = 1 << 12
+    LINK_FORCE = 1 << 13
+    LINK_TORQUE = 1 << 14
+    ALL = (VELOCITY | ACCELERATION | POSITION | FORCE | LINK_VELOCITY | LINK_ACCELERATION | ROOT_TRANSFORM
+           | ROOT_VELOCITIES | LINK_INCOMING_JOINT_FORCE | JOINT_TARGET_POSITIONS | JOINT_TARGET_VELOCITIES
+           | LINK_FORCE | LINK_TORQUE)
+
+
+class ArticulationCache:
+    """Arrays sized for one articulation; reusable by any articulation of the same structure."""
+
+    def __init__(self, model: Model, owner: str):
+        n, nd = model.n_links, model.n_dofs
+        nv = model.n_root + nd
+        self.owner = owner  # root link path of the articulation that created the cache
+        self.structure = structure_key(model)
+        self.joint_position = np.zeros(nd)
+        self.joint_velocity = np.zeros(nd)
+        self.joint_acceleration = np.zeros(nd)
+        self.joint_force = np.zeros(nd)
+        self.joint_target_position = np.zeros(nd)
+        self.joint_target_velocity = np.zeros(nd)
+        self.link_velocity = np.zeros((n, 6))
+        self.link_acceleration = np.zeros((n, 6))
+        self.link_incoming_joint_force = np.zeros((n, 6))  # [force; torque] in the child joint frame
+        self.link_force = np.zeros((n, 3))
+        self.link_torque = np.zeros((n, 3))
+        self.root_transform = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])  # position xyz, quaternion wxyz
+        self.root_linear_velocity = np.zeros(3)  # of the root COM
+        self.root_angular_velocity = np.zeros(3)
+        self.root_linear_acceleration = np.zeros(3)  # read only
+        self.root_angular_acceleration = np.zeros(3)  # read only
+        self.external_forces = np.zeros((n, 6))  # [force; torque] at each link COM, world
+        self.dense_jacobian = np.zeros((6 * (n - (0 if model.n_root else 1)), nv))
+        self.mass_matrix = np.zeros((nv, nv))
+        self.coriolis_force = np.zeros(nv)
+        self.gravity_compensation_force = np.zeros(nv)
+        self.centroidal_momentum_matrix = np.zeros((6, nv))
+        self.centroidal_momentum_bias = np.zeros(6)
+        # scratch for evaluating the dynamics at the cache's state (one world)
+        self._state = zeros_state(model, 1)
+        self._control = zeros_control(model, 1)
+        self._work = workspace(model, 1)
+
+    def __repr__(self) -> str:
+        return f"ArticulationCache(of {self.owner!r}, {len(self.joint_position)} DOFs)"

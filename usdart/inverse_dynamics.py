@@ -1,0 +1,199 @@
+"""Inverse dynamics and related computations of an `Articulation`, evaluated at a cache's state.
+
+PhysX semantics (seed 000 "Inverse Dynamics", seed 002): inputs come from the cache (joint positions
+and velocities, root transform and velocities, joint forces or accelerations, external forces) and the
+results are written into the cache and returned. The articulation's own state is never changed.
+
+Layouts. Joint-space results have one entry per DOF. The generalized forms of a floating base put the
+root first, [linear (3), angular (3)], then the DOFs (6 + n); root forces are the force and the torque
+about the root COM, root velocities and accelerations those of the root COM, all in world axes.
+Where PhysX's joint-space functions meet a floating base they treat the root as free: the joint forces
+are those that produce the requested motion with no wrench on the root.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .cache import ArticulationCache
+from .errors import UsdartError
+from .kernels.aba import aba
+from .kernels.centroidal import centroidal_momentum
+from .kernels.crba import crba
+from .kernels.jacobian import link_jacobians
+from .kernels.kinematics import link_poses
+from .kernels.rnea import rnea
+from .state import sync_spherical_quaternions
+
+_ZERO3 = np.zeros(3)
+
+
+class InverseDynamicsMixin:
+    """Methods shared by `Articulation`; needs `self.model`, `self.root_link` and `self._check_cache`."""
+
+    # ---- evaluation at the cache's state -------------------------------------------------------------
+    def _load(self, cache: ArticulationCache, velocities: bool = True):
+        """Copy the cache's state into its scratch world and compute link poses there."""
+        self._check_cache(cache)
+        m, st = self.model, cache._state
+        st.q[0] = cache.joint_position
+        st.qd[0] = cache.joint_velocity if velocities else 0.0
+        self._check_spherical_range(cache.joint_position)
+        sync_spherical_quaternions(m, st, 0)
+        st.root_pos[0] = cache.root_transform[:3]
+        st.root_quat[0] = _unit_quaternion(cache.root_transform[3:], self.root_link)
+        st.root_vel[0] = 0.0
+        if m.n_root and velocities:
+            st.root_vel[0, :3] = cache.root_linear_velocity
+            st.root_vel[0, 3:] = cache.root_angular_velocity
+        link_poses(m, st, cache._work, 0)
+        return st, cache._work
+
+    def _rnea(self, cache, qdd=None, root_acc=None, gravity=_ZERO3, wrench=None, velocities=False):
+        """Generalized forces (6 + n when floating) at the cache's pose."""
+        m = self.model
+        st, ws = self._load(cache, velocities)
+        zeros_dofs = np.zeros((1, m.n_dofs))
+        qdd_in = zeros_dofs if qdd is None else np.asarray(qdd, float).reshape(1, m.n_dofs)
+        root_in = np.zeros((1, 6)) if root_acc is None else np.asarray(root_acc, float).reshape(1, 6)
+        wrench_in = cache._control.link_wrench
+        if wrench is not None:
+            wrench_in[0] = wrench
+        out = np.zeros((1, m.n_root + m.n_dofs))
+        rnea(m, st, ws, 0, qdd_in, root_in, 1.0, wrench_in, wrench is not None, np.asarray(gravity, float),
+             1.0 if velocities else 0.0, out)
+        return out[0]
+
+    def _generalized_mass(self, cache) -> np.ndarray:
+        m = self.model
+        st, ws = self._load(cache, velocities=False)
+        H = np.zeros((1, m.n_root + m.n_dofs, m.n_root + m.n_dofs))
+        crba(m, ws, 0, False, H)
+        return H[0]
+
+    def _free_root(self, cache, generalized: np.ndarray) -> np.ndarray:
+        """Joint forces when the floating root may move freely: tau_j - H_j0 H_00^-1 f_0."""
+        if self.model.n_root == 0:
+            return generalized
+        H = self._generalized_mass(cache)
+        return generalized[6:] - H[6:, :6] @ np.linalg.solve(H[:6, :6], generalized[:6])
+
+    def _joint_result(self, cache, values) -> np.ndarray:
+        cache.joint_force[:] = values
+        return cache.joint_force.copy()
+
+    # ---- joint-space forces ------------------------------------------------------------------------
+    def compute_generalized_gravity_force(self, cache: ArticulationCache) -> np.ndarray:
+        """Joint forces that hold the pose against gravity (G(q)); written to cache.joint_force."""
+        gen = self._rnea(cache, gravity=self.model.gravity)
+        return self._joint_result(cache, self._free_root(cache, gen))
+
+    def compute_coriolis_compensation(self, cache: ArticulationCache) -> np.ndarray:
+        """Joint forces against Coriolis and centrifugal effects of the cache's velocities (C(q, qd) qd)."""
+        gen = self._rnea(cache, velocities=True)
+        return self._joint_result(cache, self._free_root(cache, gen))
+
+    def compute_generalized_external_force(self, cache: ArticulationCache) -> np.ndarray:
+        """Joint forces that counteract cache.external_forces ([force; torque] at link COMs, world)."""
+        gen = self._rnea(cache, wrench=cache.external_forces)
+        return self._joint_result(cache, self._free_root(cache, gen))
+
+    def compute_joint_force(self, cache: ArticulationCache) -> np.ndarray:
+        """Joint forces for the accelerations in cache.joint_acceleration, without gravity, velocities or
+        armature (M(q) qdd; PhysX computeJointForce)."""
+        gen = self._rnea(cache, qdd=cache.joint_acceleration)
+        return self._joint_result(cache, self._free_root(cache, gen))
+
+    def compute_joint_acceleration(self, cache: ArticulationCache) -> np.ndarray:
+        """Forward dynamics: accelerations under cache.joint_force, gravity and the cache's velocities,
+        armature included; no drives, damping or external forces. A floating root's acceleration goes to
+        cache.root_linear_acceleration / root_angular_acceleration."""
+        m = self.model
+        st, ws = self._load(cache, velocities=True)
+        out = np.zeros((1, m.n_root + m.n_dofs))
+        tau = np.asarray(cache.joint_force, float).reshape(1, m.n_dofs)
+        aba(m, st, ws, 0, tau, cache._control.link_wrench, m.gravity, False, out)
+        if m.n_root:
+            cache.root_linear_acceleration[:] = out[0, :3]
+            cache.root_angular_acceleration[:] = out[0, 3:6]
+        cache.joint_acceleration[:] = out[0, m.n_root:]
+        return cache.joint_acceleration.copy()
+
+    # ---- generalized (6 + n) forms -----------------------------------------------------------------
+    def compute_gravity_compensation(self, cache: ArticulationCache) -> np.ndarray:
+        """Forces holding the articulation still against gravity; floating: root wrench first (6 + n)."""
+        cache.gravity_compensation_force = self._rnea(cache, gravity=self.model.gravity)
+        return cache.gravity_compensation_force.copy()
+
+    def compute_coriolis_force(self, cache: ArticulationCache) -> np.ndarray:
+        """Coriolis and centrifugal forces at the cache's velocities with zero root acceleration (6 + n)."""
+        cache.coriolis_force = self._rnea(cache, velocities=True)
+        return cache.coriolis_force.copy()
+
+    def compute_generalized_mass_matrix(self, cache: ArticulationCache) -> np.ndarray:
+        """Mass matrix without armature; floating: (6 + n)^2, rows [force, torque, joints] x columns
+        [root linear acc, root angular acc, joint accs]."""
+        cache.mass_matrix = self._generalized_mass(cache)
+        return cache.mass_matrix.copy()
+
+    def compute_mass_matrix(self, cache: ArticulationCache) -> np.ndarray:
+        """Joint-space mass matrix without armature (n x n); floating: with the root free (Schur complement)."""
+        H = self._generalized_mass(cache)
+        if self.model.n_root:
+            H = H[6:, 6:] - H[6:, :6] @ np.linalg.solve(H[:6, :6], H[:6, 6:])
+        cache.mass_matrix = H
+        return H.copy()
+
+    # ---- kinematic matrices ------------------------------------------------------------------------
+    def compute_dense_jacobian(self, cache: ArticulationCache) -> tuple[int, int]:
+        """cache.dense_jacobian: rows 6 per link (root skipped when fixed), [vx vy vz wx wy wz] of the
+        link COM in world axes; columns [root v, root w (floating)] then DOFs. Returns (rows, cols)."""
+        m = self.model
+        st, ws = self._load(cache, velocities=False)
+        J = cache.dense_jacobian.reshape(1, *cache.dense_jacobian.shape)
+        link_jacobians(m, ws, 0, True, J)
+        return J.shape[1], J.shape[2]
+
+    def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> tuple[np.ndarray, np.ndarray]:
+        """(A, bias) with [P; L_G] = A [root velocity; qd] and d/dt [P; L_G] = A [root acc; qdd] + bias,
+        L_G about the articulation COM; floating bases only (as PhysX)."""
+        m = self.model
+        if m.n_root == 0:
+            raise UsdartError(f"{self.root_link}: the centroidal momentum matrix needs a floating base "
+                              "(PhysX computes it for floating articulations only)")
+        st, ws = self._load(cache, velocities=True)
+        nv = m.n_root + m.n_dofs
+        A, bias = np.zeros((1, 6, nv)), np.zeros((1, 6, 1))
+        centroidal_momentum(m, st, ws, 0, np.zeros((1, m.n_dofs)), np.zeros((1, 6)), np.zeros((1, m.n_links, 6)),
+                            _ZERO3, np.zeros((1, nv)), A, bias)
+        cache.centroidal_momentum_matrix = A[0]
+        cache.centroidal_momentum_bias = bias[0, :, 0]
+        return A[0].copy(), bias[0, :, 0].copy()
+
+    # ---- maximal <-> reduced joint data ------------------------------------------------------------
+    def unpack_joint_data(self, reduced) -> np.ndarray:
+        """Reduced (one per DOF) -> maximal layout: 6 entries per non-root link in PhysX axis order
+        (rotX, rotY, rotZ, transX, transY, transZ), entry (link - 1) * 6 + axis; locked axes are 0."""
+        reduced = _vector(reduced, self.model.n_dofs, "reduced joint data")
+        maximum = np.zeros(6 * (self.model.n_links - 1))
+        maximum[self._maximal_index] = reduced
+        return maximum
+
+    def pack_joint_data(self, maximum) -> np.ndarray:
+        """Maximal layout (see unpack_joint_data) -> one entry per DOF; locked axes are dropped."""
+        maximum = _vector(maximum, 6 * (self.model.n_links - 1), "maximal joint data")
+        return maximum[self._maximal_index].copy()
+
+
+def _vector(values, size: int, what: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=float).reshape(-1)
+    if arr.size != size:
+        raise UsdartError(f"{what}: expected {size} values, got {arr.size}")
+    return arr
+
+
+def _unit_quaternion(q, where: str) -> np.ndarray:
+    q = np.asarray(q, float)
+    norm = float(np.linalg.norm(q))
+    if not np.isfinite(norm) or norm < 1e-12:
+        raise UsdartError(f"{where}: root orientation {q.tolist()} is not a rotation (zero or non-finite quaternion)")
+    return q / norm
