@@ -2,7 +2,7 @@
 
 The twin is an independent implementation of the same mechanism: each moving usdart joint becomes a
 Pinocchio joint whose frame is the child joint frame; fixed joints are merged into the nearest moving
-ancestor. A Pinocchio frame named after each link sits at the link frame.
+ancestor. Pinocchio frames `link<i>` sit at each link frame and `com<i>` at its centre of mass.
 
 Floating roots differ in velocity coordinates: usdart uses nu = [v_com; omega] in world axes (PhysX),
 Pinocchio [v_origin; omega] in root body axes. `root_map` gives T with v_pin = T nu, and
@@ -78,6 +78,8 @@ class PinTwin:
                                   np.asarray(model.inertia_com[i], float))
             pm.appendBodyToJoint(joint_of[i], inertia, link_in_joint[i])
             pm.addFrame(pin.Frame(f"link{i}", joint_of[i], link_in_joint[i], pin.FrameType.OP_FRAME))
+            com = link_in_joint[i] * pin.SE3(np.eye(3), np.asarray(model.com[i], float))
+            pm.addFrame(pin.Frame(f"com{i}", joint_of[i], com, pin.FrameType.OP_FRAME))
         self._joint_of = joint_of
         self.data = pm.createData()
 
