@@ -1,0 +1,153 @@
+"""Timings of usdart next to Pinocchio in the same run, reported as ratios (the machines are noisy).
+
+    python scripts/bench.py [--worlds 4096] [--repeat 20]
+
+Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per state
+- single state called from Python (usdart: one kernel call with a 1-world State; Pinocchio: one call),
+- single state inside compiled code (the algorithm alone: a jitted loop over repeated calls),
+- a batch of N random states (usdart: numba prange over the worlds on every core; Pinocchio has no
+  batched call, so a Python loop over its per-state functions).
+Ratios are usdart time / Pinocchio time: below 1 means usdart is faster.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import numba
+import pinocchio as pin
+from numba import njit
+
+import usdart
+from usdart.kernels.aba import aba
+from usdart.kernels.batch import aba_all, crba_all, rnea_all
+from usdart.kernels.crba import crba
+from usdart.kernels.kinematics import link_poses
+from usdart.kernels.rnea import rnea
+from usdart.state import initial_state, sync_spherical_quaternions, workspace
+
+ROOT = Path(__file__).resolve().parent.parent
+PANDA = ROOT / "tests/data/panda/panda.usda"
+
+
+def best_of(fn, repeat: int) -> float:
+    """Smallest wall time of one call over `repeat` calls (after a warm-up)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+@njit(cache=True)
+def _loop_rnea(m, st, ws, qdd, root_acc, wrench, gravity, out, n):
+    for _ in range(n):
+        link_poses(m, st, ws, 0)
+        rnea(m, st, ws, 0, qdd, root_acc, 1.0, wrench, False, gravity, 1.0, out)
+
+
+@njit(cache=True)
+def _loop_crba(m, st, ws, out, n):
+    for _ in range(n):
+        link_poses(m, st, ws, 0)
+        crba(m, ws, 0, True, out)
+
+
+@njit(cache=True)
+def _loop_aba(m, st, ws, tau, wrench, gravity, out, n):
+    for _ in range(n):
+        link_poses(m, st, ws, 0)
+        aba(m, st, ws, 0, tau, wrench, gravity, False, out)
+
+
+def random_states(art, worlds: int, rng):
+    m = art.model
+    st = initial_state(art.desc, m, worlds)
+    lower = np.array([max(d.lower, -np.pi) for d in art.desc.dofs])
+    upper = np.array([min(d.upper, np.pi) for d in art.desc.dofs])
+    st.q[:] = rng.uniform(lower, upper, size=(worlds, m.n_dofs))
+    st.qd[:] = rng.normal(size=(worlds, m.n_dofs))
+    for w in range(worlds):
+        sync_spherical_quaternions(m, st, w)
+    return st
+
+
+def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
+    scene = usdart.load(PANDA)
+    art = scene.articulations[0]
+    m = art.model
+    rng = np.random.default_rng(0)
+    nv, n = m.n_root + m.n_dofs, m.n_links
+    rows = []
+
+    # Pinocchio twin built from the same imported numbers (the test suite's reference builder)
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pin_reference import PinTwin
+    twin = PinTwin(m)
+    pm, pd = twin.model, twin.data
+
+    for label, count in (("single", 1), ("batch", worlds)):
+        st = random_states(art, count, rng)
+        ws = workspace(m, count)
+        qdd = rng.normal(size=(count, m.n_dofs))
+        tau = rng.normal(size=(count, m.n_dofs))
+        root_acc, wrench = np.zeros((count, 6)), np.zeros((count, n, 6))
+        out, H = np.zeros((count, nv)), np.zeros((count, nv, nv))
+        qs = [twin.q(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w]) for w in range(count)]
+        vs = [twin.to_pin(st.qd[w]) for w in range(count)]
+        a_pin = [twin.to_pin(qdd[w]) for w in range(count)]
+        tau_pin = [twin.to_pin(tau[w]) for w in range(count)]
+
+        if count == 1:  # one call of the serial kernels
+            ours = {
+                "rnea": lambda: _loop_rnea(m, st, ws, qdd, root_acc, wrench, m.gravity, out, 1),
+                "crba": lambda: _loop_crba(m, st, ws, H, 1),
+                "aba": lambda: _loop_aba(m, st, ws, tau, wrench, m.gravity, out, 1),
+            }
+        else:
+            ours = {
+                "rnea": lambda: rnea_all(m, st, ws, qdd, root_acc, wrench, False, m.gravity, out),
+                "crba": lambda: crba_all(m, st, ws, True, H),
+                "aba": lambda: aba_all(m, st, ws, tau, wrench, False, m.gravity, out),
+            }
+        theirs = {
+            "rnea": lambda: [pin.rnea(pm, pd, qs[w], vs[w], a_pin[w]) for w in range(count)],
+            "crba": lambda: [pin.crba(pm, pd, qs[w]) for w in range(count)],
+            "aba": lambda: [pin.aba(pm, pd, qs[w], vs[w], tau_pin[w]) for w in range(count)],
+        }
+        for algo in ("rnea", "crba", "aba"):
+            t_ours = best_of(ours[algo], repeat) / count
+            t_pin = best_of(theirs[algo], max(3, repeat // 4 if count > 1 else repeat)) / count
+            rows.append((f"{algo} {label} ({'python call' if count == 1 else f'{count} states'})", t_ours, t_pin))
+        if count == 1:  # the algorithms alone, without Python's call overhead
+            calls = 20000
+            inner = {
+                "rnea": lambda: _loop_rnea(m, st, ws, qdd, root_acc, wrench, m.gravity, out, calls),
+                "crba": lambda: _loop_crba(m, st, ws, H, calls),
+                "aba": lambda: _loop_aba(m, st, ws, tau, wrench, m.gravity, out, calls),
+            }
+            for algo in ("rnea", "crba", "aba"):
+                t_ours = best_of(inner[algo], 3) / calls
+                t_pin = [r for r in rows if r[0].startswith(f"{algo} single")][0][2]
+                rows.append((f"{algo} single (compiled loop vs pin call)", t_ours, t_pin))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worlds", type=int, default=4096)
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    print(f"numba threads: {numba.get_num_threads()}, pinocchio {pin.__version__}, usdart {usdart.__version__}")
+    print(f"{'Panda dynamics, per state':48s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
+    for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):
+        print(f"{name:48s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+
+
+if __name__ == "__main__":
+    main()
