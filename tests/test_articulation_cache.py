@@ -1,0 +1,185 @@
+"""The articulation cache: copy/apply semantics, derived link data, floating-base forms, refusals."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_inverse_dynamics_seed import D, G, MASS, pendulum
+
+import usdart
+from usdart import CacheFlag, UsdartError
+from usdart.importer.frames import quat_to_matrix
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return usdart.load(DATA / "panda/panda.usda").articulations[0]
+
+
+@pytest.fixture(scope="module")
+def ant_free():
+    return usdart.load(DATA / "ant_free/ant_free.usda").articulations[0]
+
+
+def test_initial_state_is_the_authored_joint_state():
+    arm = usdart.load(ROOT / "sample_stages/arm_with_gripper.usda").articulations[0]
+    cache = arm.create_cache()
+    np.testing.assert_allclose(cache.joint_position, [d.position for d in arm.desc.dofs])
+    assert np.abs(cache.joint_position).max() > 0.1  # the sample authors a ready pose
+
+
+def test_apply_then_copy_round_trips_and_moves_links(panda):
+    cache = panda.create_cache()
+    before = panda.link_transforms()
+    cache.joint_position[:] = np.linspace(-0.5, 0.5, panda.dof_count)
+    cache.joint_velocity[:] = 0.25
+    cache.joint_force[:] = 1.5
+    cache.joint_target_position[:] = 0.1
+    cache.joint_target_velocity[:] = -0.2
+    panda.apply_cache(cache, CacheFlag.ALL)
+    fresh = panda.create_cache()
+    for name in ("joint_position", "joint_velocity", "joint_force", "joint_target_position", "joint_target_velocity"):
+        np.testing.assert_array_equal(getattr(fresh, name), getattr(cache, name))
+    after = panda.link_transforms()
+    np.testing.assert_array_equal(after[0], before[0])  # the fixed root stays
+    assert np.abs(after[1:, :3] - before[1:, :3]).max() > 1e-3
+    # only the flagged parts are applied
+    cache.joint_position[:] = 0.0
+    panda.apply_cache(cache, CacheFlag.VELOCITY)
+    panda.copy_internal_state_to_cache(fresh, CacheFlag.POSITION)
+    assert np.abs(fresh.joint_position).max() == pytest.approx(0.5)
+
+
+def test_link_velocities_equal_jacobian_times_velocities(ant_free):
+    rng = np.random.default_rng(3)
+    cache = ant_free.create_cache()
+    cache.joint_position[:] = rng.uniform(-0.5, 0.5, ant_free.dof_count)
+    cache.joint_velocity[:] = rng.normal(size=ant_free.dof_count)
+    cache.root_linear_velocity[:] = rng.normal(size=3)
+    cache.root_angular_velocity[:] = rng.normal(size=3)
+    ant_free.apply_cache(cache, CacheFlag.ALL)
+    ant_free.copy_internal_state_to_cache(cache, CacheFlag.LINK_VELOCITY)
+    ant_free.compute_dense_jacobian(cache)
+    nu = np.concatenate([cache.root_linear_velocity, cache.root_angular_velocity, cache.joint_velocity])
+    np.testing.assert_allclose(cache.link_velocity.reshape(-1), cache.dense_jacobian @ nu, atol=1e-12)
+    # the root link reports the root velocity it was given (its COM velocity)
+    np.testing.assert_allclose(cache.link_velocity[0], nu[:6], atol=1e-12)
+
+
+def test_link_accelerations_are_the_derivative_of_link_velocities(panda):
+    """Classical COM accelerations for given qdd equal d/dt of the COM velocities (finite difference)."""
+    rng = np.random.default_rng(4)
+    q, qd, qdd = rng.uniform(-1, 1, (3, panda.dof_count))
+    dt = 1e-6
+
+    def velocities(t):
+        cache = panda.create_cache()
+        cache.joint_position[:] = q + qd * t + 0.5 * qdd * t * t
+        cache.joint_velocity[:] = qd + qdd * t
+        panda.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+        panda.copy_internal_state_to_cache(cache, CacheFlag.LINK_VELOCITY)
+        return cache.link_velocity.copy()
+
+    numeric = (velocities(dt) - velocities(-dt)) / (2 * dt)
+    velocities(0.0)
+    panda.state.qdd[0] = qdd  # as if the last step had produced these accelerations
+    cache = panda.create_cache()
+    panda.copy_internal_state_to_cache(cache, CacheFlag.LINK_ACCELERATION)
+    panda.state.qdd[0] = 0.0
+    np.testing.assert_allclose(cache.link_acceleration, numeric, atol=1e-6)
+
+
+def test_incoming_joint_force_of_a_resting_pendulum():
+    """Horizontal pendulum held still: the pivot carries the weight m g (up) and torque m g d."""
+    pend = pendulum()
+    cache = pend.create_cache()
+    cache.joint_position[0] = np.pi / 2  # COM at (-d, 0, 0); joint frame axes = world axes here
+    pend.apply_cache(cache, CacheFlag.POSITION)
+    pend.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE)
+    link = pend.link_index("/World/bob")
+    R_joint = quat_to_matrix(pend.link_transforms()[link, 3:]) @ pend.model.child_frame_rot[link]
+    force_world = R_joint @ cache.link_incoming_joint_force[link, :3]
+    torque_world = R_joint @ cache.link_incoming_joint_force[link, 3:]
+    np.testing.assert_allclose(force_world, [0, MASS * G, 0], atol=1e-9)
+    np.testing.assert_allclose(torque_world, [0, 0, -MASS * G * D], atol=1e-9)
+    np.testing.assert_array_equal(cache.link_incoming_joint_force[0], 0.0)
+
+
+def test_floating_base_joint_space_forms(ant_free):
+    rng = np.random.default_rng(5)
+    cache = ant_free.create_cache()
+    cache.joint_position[:] = rng.uniform(-0.5, 0.5, ant_free.dof_count)
+    cache.joint_velocity[:] = 0.0
+    cache.root_linear_velocity[:] = cache.root_angular_velocity[:] = 0.0
+    ant_free.apply_cache(cache, CacheFlag.ALL)
+    # in free fall, uniform gravity needs no joint forces
+    np.testing.assert_allclose(ant_free.compute_generalized_gravity_force(cache), 0.0, atol=1e-12)
+    # the root holding wrench is the weight, acting at the articulation COM
+    comp = ant_free.compute_gravity_compensation(cache)
+    assert comp.shape == (6 + ant_free.dof_count,)
+    np.testing.assert_allclose(comp[:3], -ant_free.model.mass.sum() * ant_free.model.gravity, rtol=1e-12)
+    # joint forces for target accelerations with a free root reproduce them through forward dynamics
+    # (PhysX's computeJointForce leaves armature out; forward dynamics has it)
+    target = rng.normal(size=ant_free.dof_count)
+    cache.joint_acceleration[:] = target
+    tau = ant_free.compute_joint_force(cache)
+    cache.joint_force[:] = tau + ant_free.model.armature * target
+    np.testing.assert_allclose(ant_free.compute_joint_acceleration(cache), target, atol=1e-9)
+    # the joint-space mass matrix is the Schur complement of the generalized one: same map qdd -> tau
+    M = ant_free.compute_mass_matrix(cache)
+    np.testing.assert_allclose(M @ target, tau, atol=1e-9)
+    assert ant_free.compute_generalized_mass_matrix(cache).shape == (6 + ant_free.dof_count,) * 2
+
+
+def test_caches_of_other_structures_are_refused(panda, ant_free):
+    with pytest.raises(UsdartError, match="cache was created for"):
+        panda.apply_cache(ant_free.create_cache(), CacheFlag.POSITION)
+    with pytest.raises(UsdartError, match="cache was created for"):
+        panda.compute_mass_matrix(ant_free.create_cache())
+
+
+def test_same_structure_caches_are_shared():
+    """Two copies of one robot share caches (PhysX: 'same structure')."""
+    a = usdart.load(DATA / "panda/panda.usda").articulations[0]
+    b = usdart.load(DATA / "panda/panda.usda").articulations[0]
+    cache = a.create_cache()
+    cache.joint_position[:] = 0.3
+    b.apply_cache(cache, CacheFlag.POSITION)
+    assert b.create_cache().joint_position == pytest.approx(np.full(b.dof_count, 0.3))
+
+
+def test_bad_values_are_refused(panda):
+    cache = panda.create_cache()
+    cache.joint_position[0] = np.nan
+    with pytest.raises(UsdartError, match="joint_position contains NaN"):
+        panda.apply_cache(cache, CacheFlag.POSITION)
+    cache = panda.create_cache()
+    cache.root_transform[3:] = 0.0
+    with pytest.raises(UsdartError, match="not a rotation"):
+        panda.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
+
+
+def test_spherical_positions_outside_pi_are_refused():
+    ragdoll = usdart.load(ROOT / "sample_stages/ragdoll.usda").articulations[0]
+    cache = ragdoll.create_cache()
+    cache.joint_position[0] = 3.5
+    with pytest.raises(UsdartError, match=r"must lie in \[-pi, pi\]"):
+        ragdoll.apply_cache(cache, CacheFlag.POSITION)
+
+
+def test_spherical_positions_round_trip_through_the_quaternion():
+    ragdoll = usdart.load(ROOT / "sample_stages/ragdoll.usda").articulations[0]
+    cache = ragdoll.create_cache()
+    rng = np.random.default_rng(6)
+    cache.joint_position[:] = rng.uniform(-1.0, 1.0, ragdoll.dof_count)
+    ragdoll.apply_cache(cache, CacheFlag.POSITION)
+    np.testing.assert_allclose(ragdoll.create_cache().joint_position, cache.joint_position, atol=1e-12)
+
+
+def test_centroidal_matrix_needs_a_floating_base(panda):
+    with pytest.raises(UsdartError, match="floating base"):
+        panda.compute_centroidal_momentum_matrix(panda.create_cache())
