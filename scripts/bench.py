@@ -3,7 +3,7 @@
     python scripts/bench.py [--worlds 4096] [--repeat 20]
 
 Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per state
-- single state called from Python (usdart: one kernel call with a 1-world State; Pinocchio: one call),
+- single state called from Python (usdart: one entry-point call on a 1-world State; Pinocchio: one call),
 - single state inside compiled code (the algorithm alone: a jitted loop over repeated calls),
 - a batch of N random states (usdart: numba prange over the worlds on every core; Pinocchio has no
   batched call, so a Python loop over its per-state functions).
@@ -22,7 +22,9 @@ from numba import njit
 
 import usdart
 from usdart.kernels.aba import aba
-from usdart.kernels.batch import aba_all, crba_all, rnea_all
+from usdart.kernels.box import box
+from usdart.kernels.entry import (forward_dynamics_all, forward_dynamics_one, inverse_dynamics_all,
+                                  inverse_dynamics_one, mass_matrix_all, mass_matrix_one)
 from usdart.kernels.crba import crba
 from usdart.kernels.kinematics import link_poses
 from usdart.kernels.rnea import rnea
@@ -103,17 +105,18 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
         a_pin = [twin.to_pin(qdd[w]) for w in range(count)]
         tau_pin = [twin.to_pin(tau[w]) for w in range(count)]
 
-        if count == 1:  # one call of the serial kernels
+        boxes = box(m), box(st), box(ws)
+        if count == 1:  # one call of the serial entry points
             ours = {
-                "rnea": lambda: _loop_rnea(m, st, ws, qdd, root_acc, wrench, m.gravity, out, 1),
-                "crba": lambda: _loop_crba(m, st, ws, H, 1),
-                "aba": lambda: _loop_aba(m, st, ws, tau, wrench, m.gravity, out, 1),
+                "rnea": lambda: inverse_dynamics_one(*boxes, 0, qdd, root_acc, 1.0, wrench, False, m.gravity, 1.0, out),
+                "crba": lambda: mass_matrix_one(*boxes, 0, True, H),
+                "aba": lambda: forward_dynamics_one(*boxes, 0, tau, wrench, False, m.gravity, out),
             }
         else:
             ours = {
-                "rnea": lambda: rnea_all(m, st, ws, qdd, root_acc, wrench, False, m.gravity, out),
-                "crba": lambda: crba_all(m, st, ws, True, H),
-                "aba": lambda: aba_all(m, st, ws, tau, wrench, False, m.gravity, out),
+                "rnea": lambda: inverse_dynamics_all(*boxes, qdd, root_acc, wrench, False, m.gravity, out),
+                "crba": lambda: mass_matrix_all(*boxes, True, H),
+                "aba": lambda: forward_dynamics_all(*boxes, tau, wrench, False, m.gravity, out),
             }
         theirs = {
             "rnea": lambda: [pin.rnea(pm, pd, qs[w], vs[w], a_pin[w]) for w in range(count)],

@@ -8,8 +8,8 @@ from .errors import UsdartError
 from .importer.description import AXIS_ORDER, ArticulationDesc
 from .importer.frames import matrix_to_quat
 from .inverse_dynamics import InverseDynamicsMixin, _unit_quaternion, _vector
-from .kernels.kinematics import com_accelerations, com_velocities, link_poses
-from .kernels.rnea import rnea
+from .kernels.box import box
+from .kernels.entry import link_motion_one, poses_one
 from .model import JOINT_SPHERICAL, build_model, structure_key
 from .state import (initial_state, sync_spherical_positions, sync_spherical_quaternions, workspace,
                     zeros_control)
@@ -32,7 +32,9 @@ class Articulation(InverseDynamicsMixin):
         self.control.target_position[0] = [d.drive.target_position if d.drive else 0.0 for d in desc.dofs]
         self.control.target_velocity[0] = [d.drive.target_velocity if d.drive else 0.0 for d in desc.dofs]
         self.work = workspace(self.model, 1)
-        link_poses(self.model, self.state, self.work, 0)
+        self._model_box, self._state_box = box(self.model), box(self.state)
+        self._control_box, self._work_box = box(self.control), box(self.work)
+        poses_one(self._model_box, self._state_box, self._work_box, 0)
         link_of = np.repeat(np.arange(len(desc.links)), np.diff(self.model.dof_start))
         self._maximal_index = np.array([(link - 1) * 6 + AXIS_ORDER.index(d.axis) for link, d in zip(link_of, desc.dofs)],
                                        dtype=np.int64)
@@ -127,7 +129,7 @@ class Articulation(InverseDynamicsMixin):
         """Copy the selected parts of the articulation's state into the cache (LINK_FORCE/TORQUE are
         write-only and left alone)."""
         self._check_cache(cache)
-        m, st, ctl, ws = self.model, self.state, self.control, self.work
+        m, st, ctl = self.model, self.state, self.control
         flags = CacheFlag(flags)
         if CacheFlag.POSITION in flags:
             cache.joint_position[:] = st.q[0]
@@ -151,15 +153,15 @@ class Articulation(InverseDynamicsMixin):
             cache.root_angular_velocity[:] = st.root_vel[0, 3:]
         if flags & (CacheFlag.LINK_VELOCITY | CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE):
             # RNEA at the last accelerations gives link velocities, accelerations and transmitted forces
-            out = np.zeros((1, m.n_root + m.n_dofs))
-            rnea(m, st, ws, 0, st.qdd, st.root_acc, 1.0, ctl.link_wrench, True, m.gravity, 1.0, out)
+            velocity, acceleration = np.zeros((m.n_links, 6)), np.zeros((m.n_links, 6))
+            link_motion_one(self._model_box, self._state_box, self._control_box, self._work_box, 0,
+                            np.zeros((1, m.n_root + m.n_dofs)), velocity, acceleration)
             if CacheFlag.LINK_VELOCITY in flags:
-                com_velocities(m, ws, 0, cache.link_velocity)
+                cache.link_velocity[:] = velocity
+            if CacheFlag.LINK_ACCELERATION in flags:
+                cache.link_acceleration[:] = acceleration
             if CacheFlag.LINK_INCOMING_JOINT_FORCE in flags:
                 self._incoming_joint_forces(cache.link_incoming_joint_force)
-            if CacheFlag.LINK_ACCELERATION in flags:
-                ws.acc[0, :, 3:] += m.gravity  # RNEA left a - g in ws.acc
-                com_accelerations(m, ws, 0, cache.link_acceleration)
 
     def _incoming_joint_forces(self, out) -> None:
         """ws.force (world, at the origin) as [force; torque] in each link's child joint frame."""
@@ -206,7 +208,7 @@ class Articulation(InverseDynamicsMixin):
         if CacheFlag.LINK_TORQUE in flags:
             ctl.link_wrench[0, :, 3:] = _finite(cache.link_torque, 3 * m.n_links, where, "link_torque").reshape(-1, 3)
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
-            link_poses(m, st, self.work, 0)
+            poses_one(self._model_box, self._state_box, self._work_box, 0)
 
     def summary(self) -> dict:
         """Plain-data view (the `usdart inspect --json` entry)."""

@@ -11,6 +11,7 @@ from enum import IntFlag
 
 import numpy as np
 
+from .kernels.box import box
 from .model import Model, structure_key
 from .state import workspace, zeros_control, zeros_state
 
@@ -71,6 +72,7 @@ class ArticulationCache:
         self._state = zeros_state(model, 1)
         self._control = zeros_control(model, 1)
         self._work = workspace(model, 1)
+        self._state_box, self._work_box = box(self._state), box(self._work)
 
     def __repr__(self) -> str:
         return f"ArticulationCache(of {self.owner!r}, {len(self.joint_position)} DOFs)"

@@ -16,23 +16,20 @@ import numpy as np
 
 from .cache import ArticulationCache
 from .errors import UsdartError
-from .kernels.aba import aba
-from .kernels.centroidal import centroidal_momentum
-from .kernels.crba import crba
-from .kernels.jacobian import link_jacobians
-from .kernels.kinematics import link_poses
-from .kernels.rnea import rnea
+from .kernels.entry import (centroidal_one, forward_dynamics_one, inverse_dynamics_one, jacobians_one,
+                            mass_matrix_one)
 from .state import sync_spherical_quaternions
 
 _ZERO3 = np.zeros(3)
 
 
 class InverseDynamicsMixin:
-    """Methods shared by `Articulation`; needs `self.model`, `self.root_link` and `self._check_cache`."""
+    """Methods shared by `Articulation`; needs `self.model`, its box `self._model_box`, `self.root_link`
+    and `self._check_cache`."""
 
     # ---- evaluation at the cache's state -------------------------------------------------------------
     def _load(self, cache: ArticulationCache, velocities: bool = True):
-        """Copy the cache's state into its scratch world and compute link poses there."""
+        """Copy the cache's state into its scratch world; returns the boxes the entry points take."""
         self._check_cache(cache)
         m, st = self.model, cache._state
         st.q[0] = cache.joint_position
@@ -45,13 +42,12 @@ class InverseDynamicsMixin:
         if m.n_root and velocities:
             st.root_vel[0, :3] = cache.root_linear_velocity
             st.root_vel[0, 3:] = cache.root_angular_velocity
-        link_poses(m, st, cache._work, 0)
-        return st, cache._work
+        return self._model_box, cache._state_box, cache._work_box
 
     def _rnea(self, cache, qdd=None, root_acc=None, gravity=_ZERO3, wrench=None, velocities=False):
         """Generalized forces (6 + n when floating) at the cache's pose."""
         m = self.model
-        st, ws = self._load(cache, velocities)
+        boxes = self._load(cache, velocities)
         zeros_dofs = np.zeros((1, m.n_dofs))
         qdd_in = zeros_dofs if qdd is None else np.asarray(qdd, float).reshape(1, m.n_dofs)
         root_in = np.zeros((1, 6)) if root_acc is None else np.asarray(root_acc, float).reshape(1, 6)
@@ -59,15 +55,15 @@ class InverseDynamicsMixin:
         if wrench is not None:
             wrench_in[0] = wrench
         out = np.zeros((1, m.n_root + m.n_dofs))
-        rnea(m, st, ws, 0, qdd_in, root_in, 1.0, wrench_in, wrench is not None, np.asarray(gravity, float),
-             1.0 if velocities else 0.0, out)
+        inverse_dynamics_one(*boxes, 0, qdd_in, root_in, 1.0, wrench_in, wrench is not None,
+                             np.asarray(gravity, float), 1.0 if velocities else 0.0, out)
         return out[0]
 
     def _generalized_mass(self, cache) -> np.ndarray:
         m = self.model
-        st, ws = self._load(cache, velocities=False)
+        boxes = self._load(cache, velocities=False)
         H = np.zeros((1, m.n_root + m.n_dofs, m.n_root + m.n_dofs))
-        crba(m, ws, 0, False, H)
+        mass_matrix_one(*boxes, 0, False, H)
         return H[0]
 
     def _free_root(self, cache, generalized: np.ndarray) -> np.ndarray:
@@ -108,10 +104,10 @@ class InverseDynamicsMixin:
         armature included; no drives, damping or external forces. A floating root's acceleration goes to
         cache.root_linear_acceleration / root_angular_acceleration."""
         m = self.model
-        st, ws = self._load(cache, velocities=True)
+        boxes = self._load(cache, velocities=True)
         out = np.zeros((1, m.n_root + m.n_dofs))
         tau = np.asarray(cache.joint_force, float).reshape(1, m.n_dofs)
-        aba(m, st, ws, 0, tau, cache._control.link_wrench, m.gravity, False, out)
+        forward_dynamics_one(*boxes, 0, tau, cache._control.link_wrench, False, m.gravity, out)
         if m.n_root:
             cache.root_linear_acceleration[:] = out[0, :3]
             cache.root_angular_acceleration[:] = out[0, 3:6]
@@ -147,10 +143,9 @@ class InverseDynamicsMixin:
     def compute_dense_jacobian(self, cache: ArticulationCache) -> tuple[int, int]:
         """cache.dense_jacobian: rows 6 per link (root skipped when fixed), [vx vy vz wx wy wz] of the
         link COM in world axes; columns [root v, root w (floating)] then DOFs. Returns (rows, cols)."""
-        m = self.model
-        st, ws = self._load(cache, velocities=False)
+        boxes = self._load(cache, velocities=False)
         J = cache.dense_jacobian.reshape(1, *cache.dense_jacobian.shape)
-        link_jacobians(m, ws, 0, True, J)
+        jacobians_one(*boxes, 0, True, J)
         return J.shape[1], J.shape[2]
 
     def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> tuple[np.ndarray, np.ndarray]:
@@ -160,10 +155,10 @@ class InverseDynamicsMixin:
         if m.n_root == 0:
             raise UsdartError(f"{self.root_link}: the centroidal momentum matrix needs a floating base "
                               "(PhysX computes it for floating articulations only)")
-        st, ws = self._load(cache, velocities=True)
+        boxes = self._load(cache, velocities=True)
         nv = m.n_root + m.n_dofs
         A, bias = np.zeros((1, 6, nv)), np.zeros((1, 6, 1))
-        centroidal_momentum(m, st, ws, 0, np.zeros((1, m.n_dofs)), np.zeros((1, 6)), np.zeros((1, m.n_links, 6)),
+        centroidal_one(*boxes, 0, np.zeros((1, m.n_dofs)), np.zeros((1, 6)), np.zeros((1, m.n_links, 6)),
                             _ZERO3, np.zeros((1, nv)), A, bias)
         cache.centroidal_momentum_matrix = A[0]
         cache.centroidal_momentum_bias = bias[0, :, 0]

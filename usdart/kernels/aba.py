@@ -8,7 +8,7 @@ from .rnea import subtract_world_wrench
 from .spatial import force_cross_add, inertia_times_motion, motion_cross_add, rigid_to_matrix
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def invert_spd(A, n, out):
     """out[:n, :n] = inverse of the symmetric positive definite n x n block of A (n <= 3), by cofactors."""
     if n == 1:
@@ -31,7 +31,7 @@ def invert_spd(A, n, out):
         out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solve_spd6(A, b, x):
     """x = A^-1 b for a 6x6 SPD matrix; A is overwritten by its Cholesky factor (lower)."""
     for j in range(6):
@@ -57,7 +57,7 @@ def solve_spd6(A, b, x):
         x[i] = s / A[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def aba(m, st, ws, w, tau, wrench, gravity, use_wrench, out):
     """out[w] = generalized accelerations [root nudot (floating); qdd] under joint forces tau[w],
     gravity and optional link wrenches (world, at COMs). Needs link_poses for world w.

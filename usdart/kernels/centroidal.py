@@ -15,7 +15,7 @@ from .rnea import rnea
 from .spatial import inertia_times_motion
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _about_com(ws, w, F, A, col):
     """A[w, :, col] = the spatial momentum F (at the origin) as [P; L_G]."""
     mass, h = ws.comp_mass[w, 0], ws.comp_moment[w, 0]
@@ -26,7 +26,7 @@ def _about_com(ws, w, F, A, col):
     A[w, 5, col] = F[2] - (g0 * F[4] - g1 * F[3])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def centroidal_momentum(m, st, ws, w, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
     """A[w] (6 x (n_root + n_dofs)) and bias[w, :, 0] (6). Needs link_poses; *_zero arrays hold zeros.
 

@@ -7,7 +7,7 @@ from .kinematics import root_generalized_force, root_spatial, world_dynamics_fra
 from .spatial import inertia_times_motion
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def composite_inertias(m, ws, w):
     """Inertia of each link with its subtree (world axes, origin): sums, since all share one frame."""
     for i in range(m.n_links):
@@ -25,7 +25,7 @@ def composite_inertias(m, ws, w):
                 ws.comp_inertia[w, p, a, b] += ws.comp_inertia[w, i, a, b]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def crba(m, ws, w, with_armature, H):
     """H[w] = mass matrix (root block first when floating). Needs link_poses for world w.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def link_jacobians(m, ws, w, at_com, out):
     """out[w, 6*b : 6*b+6, :] for link rows b (links 1.. on a fixed base, 0.. on a floating one).
 

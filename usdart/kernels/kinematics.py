@@ -13,7 +13,7 @@ from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL
 from .spatial import quat_to_rot, rigid_inertia_to_parent_add, rotation_about_axis
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def joint_transforms(m, st, ws, w):
     """rel_rot / rel_pos of every non-root link from q (revolute, prismatic) or joint_quat (spherical)."""
     for i in range(1, m.n_links):
@@ -46,7 +46,7 @@ def joint_transforms(m, st, ws, w):
                                    - (E[a, 0] * cp[0] + E[a, 1] * cp[1] + E[a, 2] * cp[2]))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def link_poses(m, st, ws, w):
     """World rotation and origin of every link (root from the state's root pose)."""
     joint_transforms(m, st, ws, w)
@@ -63,7 +63,7 @@ def link_poses(m, st, ws, w):
             ws.pos[w, i, a] = ws.pos[w, p, a] + Rp[a, 0] * r[0] + Rp[a, 1] * r[1] + Rp[a, 2] * r[2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def world_dynamics_frames(m, ws, w):
     """Motion columns S and link inertias in world axes at the origin (after link_poses)."""
     for i in range(m.n_links):
@@ -86,7 +86,7 @@ def world_dynamics_frames(m, ws, w):
             S[5] += p[0] * S[1] - p[1] * S[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_com(m, ws, w, out):
     """World position of the root link's centre of mass."""
     R, c = ws.rot[w, 0], m.com[0]
@@ -94,7 +94,7 @@ def root_com(m, ws, w, out):
         out[a] = ws.pos[w, 0, a] + R[a, 0] * c[0] + R[a, 1] * c[1] + R[a, 2] * c[2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_spatial(m, ws, w, nu, out):
     """out = [omega; v_com - omega x c] for a root generalized vector nu = [v_com; omega]."""
     c = ws.vec6[w, 2]
@@ -105,7 +105,7 @@ def root_spatial(m, ws, w, nu, out):
     out[5] = nu[2] - (nu[3] * c[1] - nu[4] * c[0])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_generalized_force(m, ws, w, f, out, offset):
     """out[offset:offset+6] = [f; n - c x f]: a spatial force as force and torque about the root COM."""
     c = ws.vec6[w, 2]
@@ -117,7 +117,7 @@ def root_generalized_force(m, ws, w, f, out, offset):
     out[offset + 5] = f[2] - (c[0] * f[4] - c[1] * f[3])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_spatial_acceleration(m, ws, w, nu, nudot, out):
     """Spatial acceleration of the root for nudot = [COM acceleration; angular acceleration]:
     d/dt [omega; v_com - omega x c] = [omega_dot; v_com_dot - omega_dot x c - omega x v_com]."""
@@ -127,7 +127,7 @@ def root_spatial_acceleration(m, ws, w, nu, nudot, out):
     out[5] -= nu[3] * nu[1] - nu[4] * nu[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_generalized_acceleration(m, ws, w, nu, a, out, offset):
     """Inverse of root_spatial_acceleration: v_com_dot = a_lin + omega_dot x c + omega x v_com."""
     c = ws.vec6[w, 2]
@@ -138,7 +138,7 @@ def root_generalized_acceleration(m, ws, w, nu, a, out, offset):
     out[offset + 3], out[offset + 4], out[offset + 5] = a[0], a[1], a[2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def link_velocities(m, st, ws, w, scale):
     """World spatial velocity of every link (`scale` 0 evaluates everything at rest)."""
     v0 = ws.vel[w, 0]
@@ -160,7 +160,7 @@ def link_velocities(m, st, ws, w, scale):
                     vi[a] += ws.motion[w, k, a] * qd
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def com_velocities(m, ws, w, out):
     """out[i] = [v_com; omega] of every link, world axes (PhysX link velocity), from ws.vel."""
     for i in range(m.n_links):
@@ -175,7 +175,7 @@ def com_velocities(m, ws, w, out):
         out[i, 2] = v[5] + v[0] * x1 - v[1] * x0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def com_accelerations(m, ws, w, out):
     """out[i] = classical [COM acceleration; angular acceleration] (world) from spatial ws.acc and ws.vel.
 

@@ -12,7 +12,7 @@ from .kinematics import link_velocities, root_generalized_force, root_spatial_ac
 from .spatial import force_cross_add, inertia_times_motion, motion_cross_add
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def subtract_world_wrench(m, ws, w, i, wrench, dst):
     """dst -= a [force; torque] applied at link i's COM (world axes), as a spatial force at the origin."""
     R, p, c = ws.rot[w, i], ws.pos[w, i], m.com[i]
@@ -28,7 +28,7 @@ def subtract_world_wrench(m, ws, w, i, wrench, dst):
     dst[5] -= fz
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rnea(m, st, ws, w, qdd, root_acc, acc_scale, wrench, use_wrench, gravity, vel_scale, out):
     """out[w] = M(q) acc_scale [root_acc; qdd] + h(q, vel_scale * velocities) - J^T wrench, gravity included.
 
