@@ -7,12 +7,13 @@ from .cache import ArticulationCache, CacheFlag
 from .errors import UsdartError
 from .importer.description import AXIS_ORDER, ArticulationDesc
 from .importer.frames import matrix_to_quat
-from .inverse_dynamics import InverseDynamicsMixin, _unit_quaternion, _vector
+from .inverse_dynamics import InverseDynamicsMixin
 from .kernels.box import box
 from .kernels.entry import link_motion_one, poses_one
 from .model import JOINT_SPHERICAL, build_model, structure_key
 from .state import (initial_state, sync_spherical_positions, sync_spherical_quaternions, workspace,
                     zeros_control)
+from .values import finite_vector, unit_quaternion
 
 
 class Articulation(InverseDynamicsMixin):
@@ -35,9 +36,8 @@ class Articulation(InverseDynamicsMixin):
         self._model_box, self._state_box = box(self.model), box(self.state)
         self._control_box, self._work_box = box(self.control), box(self.work)
         poses_one(self._model_box, self._state_box, self._work_box, 0)
-        link_of = np.repeat(np.arange(len(desc.links)), np.diff(self.model.dof_start))
-        self._maximal_index = np.array([(link - 1) * 6 + AXIS_ORDER.index(d.axis) for link, d in zip(link_of, desc.dofs)],
-                                       dtype=np.int64)
+        self._maximal_index = np.array([(link - 1) * 6 + AXIS_ORDER.index(d.axis)
+                                        for link, d in zip(self.model.dof_link, desc.dofs)], dtype=np.int64)
 
     @property
     def root_link(self) -> str:
@@ -183,30 +183,30 @@ class Articulation(InverseDynamicsMixin):
         flags = CacheFlag(flags)
         where = self.root_link
         if CacheFlag.POSITION in flags:
-            q = _finite(cache.joint_position, m.n_dofs, where, "joint_position")
+            q = finite_vector(cache.joint_position, m.n_dofs, where, "joint_position")
             self._check_spherical_range(q)
             st.q[0] = q
             sync_spherical_quaternions(m, st, 0)
             sync_spherical_positions(m, st, 0)
         if CacheFlag.VELOCITY in flags:
-            st.qd[0] = _finite(cache.joint_velocity, m.n_dofs, where, "joint_velocity")
+            st.qd[0] = finite_vector(cache.joint_velocity, m.n_dofs, where, "joint_velocity")
         if CacheFlag.FORCE in flags:
-            ctl.joint_force[0] = _finite(cache.joint_force, m.n_dofs, where, "joint_force")
+            ctl.joint_force[0] = finite_vector(cache.joint_force, m.n_dofs, where, "joint_force")
         if CacheFlag.JOINT_TARGET_POSITIONS in flags:
-            ctl.target_position[0] = _finite(cache.joint_target_position, m.n_dofs, where, "joint_target_position")
+            ctl.target_position[0] = finite_vector(cache.joint_target_position, m.n_dofs, where, "joint_target_position")
         if CacheFlag.JOINT_TARGET_VELOCITIES in flags:
-            ctl.target_velocity[0] = _finite(cache.joint_target_velocity, m.n_dofs, where, "joint_target_velocity")
+            ctl.target_velocity[0] = finite_vector(cache.joint_target_velocity, m.n_dofs, where, "joint_target_velocity")
         if CacheFlag.ROOT_TRANSFORM in flags:
-            pose = _finite(cache.root_transform, 7, where, "root_transform")
+            pose = finite_vector(cache.root_transform, 7, where, "root_transform")
             st.root_pos[0] = pose[:3]
-            st.root_quat[0] = _unit_quaternion(pose[3:], where)
+            st.root_quat[0] = unit_quaternion(pose[3:], where)
         if CacheFlag.ROOT_VELOCITIES in flags and m.n_root:
-            st.root_vel[0, :3] = _finite(cache.root_linear_velocity, 3, where, "root_linear_velocity")
-            st.root_vel[0, 3:] = _finite(cache.root_angular_velocity, 3, where, "root_angular_velocity")
+            st.root_vel[0, :3] = finite_vector(cache.root_linear_velocity, 3, where, "root_linear_velocity")
+            st.root_vel[0, 3:] = finite_vector(cache.root_angular_velocity, 3, where, "root_angular_velocity")
         if CacheFlag.LINK_FORCE in flags:
-            ctl.link_wrench[0, :, :3] = _finite(cache.link_force, 3 * m.n_links, where, "link_force").reshape(-1, 3)
+            ctl.link_wrench[0, :, :3] = finite_vector(cache.link_force, 3 * m.n_links, where, "link_force").reshape(-1, 3)
         if CacheFlag.LINK_TORQUE in flags:
-            ctl.link_wrench[0, :, 3:] = _finite(cache.link_torque, 3 * m.n_links, where, "link_torque").reshape(-1, 3)
+            ctl.link_wrench[0, :, 3:] = finite_vector(cache.link_torque, 3 * m.n_links, where, "link_torque").reshape(-1, 3)
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
             poses_one(self._model_box, self._state_box, self._work_box, 0)
 
@@ -220,10 +220,3 @@ class Articulation(InverseDynamicsMixin):
     def __repr__(self) -> str:
         base = "fixed" if self.fixed_base else "floating"
         return f"Articulation({self.root_link!r}, {base} base, {len(self.desc.links)} links, {self.dof_count} DOFs)"
-
-
-def _finite(values, size: int, where: str, what: str) -> np.ndarray:
-    arr = _vector(values, size, f"{where}: {what}")
-    if not np.all(np.isfinite(arr)):
-        raise UsdartError(f"{where}: {what} contains NaN or infinite values")
-    return arr

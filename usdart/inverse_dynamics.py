@@ -19,6 +19,7 @@ from .errors import UsdartError
 from .kernels.entry import (centroidal_one, forward_dynamics_one, inverse_dynamics_one, jacobians_one,
                             mass_matrix_one)
 from .state import sync_spherical_quaternions
+from .values import unit_quaternion, vector
 
 _ZERO3 = np.zeros(3)
 
@@ -37,7 +38,7 @@ class InverseDynamicsMixin:
         self._check_spherical_range(cache.joint_position)
         sync_spherical_quaternions(m, st, 0)
         st.root_pos[0] = cache.root_transform[:3]
-        st.root_quat[0] = _unit_quaternion(cache.root_transform[3:], self.root_link)
+        st.root_quat[0] = unit_quaternion(cache.root_transform[3:], self.root_link)
         st.root_vel[0] = 0.0
         if m.n_root and velocities:
             st.root_vel[0, :3] = cache.root_linear_velocity
@@ -168,27 +169,12 @@ class InverseDynamicsMixin:
     def unpack_joint_data(self, reduced) -> np.ndarray:
         """Reduced (one per DOF) -> maximal layout: 6 entries per non-root link in PhysX axis order
         (rotX, rotY, rotZ, transX, transY, transZ), entry (link - 1) * 6 + axis; locked axes are 0."""
-        reduced = _vector(reduced, self.model.n_dofs, "reduced joint data")
+        reduced = vector(reduced, self.model.n_dofs, "reduced joint data")
         maximum = np.zeros(6 * (self.model.n_links - 1))
         maximum[self._maximal_index] = reduced
         return maximum
 
     def pack_joint_data(self, maximum) -> np.ndarray:
         """Maximal layout (see unpack_joint_data) -> one entry per DOF; locked axes are dropped."""
-        maximum = _vector(maximum, 6 * (self.model.n_links - 1), "maximal joint data")
+        maximum = vector(maximum, 6 * (self.model.n_links - 1), "maximal joint data")
         return maximum[self._maximal_index].copy()
-
-
-def _vector(values, size: int, what: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=float).reshape(-1)
-    if arr.size != size:
-        raise UsdartError(f"{what}: expected {size} values, got {arr.size}")
-    return arr
-
-
-def _unit_quaternion(q, where: str) -> np.ndarray:
-    q = np.asarray(q, float)
-    norm = float(np.linalg.norm(q))
-    if not np.isfinite(norm) or norm < 1e-12:
-        raise UsdartError(f"{where}: root orientation {q.tolist()} is not a rotation (zero or non-finite quaternion)")
-    return q / norm

@@ -11,7 +11,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .importer.description import ArticulationDesc
-from .importer.frames import quat_to_matrix
 from .model import JOINT_SPHERICAL, Model
 
 
@@ -142,7 +141,3 @@ def sync_spherical_positions(model: Model, state: State, w: int) -> None:
     for i in np.flatnonzero(model.joint_type == JOINT_SPHERICAL):
         lo, hi = model.dof_start[i], model.dof_start[i + 1]
         state.q[w, lo:hi] = model.dof_axis[lo:hi] @ quat_to_rotation_vector(state.joint_quat[w, i])
-
-
-def root_rotation(state: State, w: int) -> np.ndarray:
-    return quat_to_matrix(state.root_quat[w])

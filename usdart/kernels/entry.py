@@ -105,15 +105,3 @@ def _forward_dynamics_par(m, st, ws, tau, wrench, use_wrench, gravity, out):
 @njit(cache=True)
 def forward_dynamics_all(mb, sb, wb, tau, wrench, use_wrench, gravity, out):
     _forward_dynamics_par(mb.value, sb.value, wb.value, tau, wrench, use_wrench, gravity, out)
-
-
-@njit(cache=True, parallel=True)
-def _jacobians_par(m, st, ws, at_com, out):
-    for w in prange(st.q.shape[0]):
-        link_poses(m, st, ws, w)
-        link_jacobians(m, ws, w, at_com, out)
-
-
-@njit(cache=True)
-def jacobians_all(mb, sb, wb, at_com, out):
-    _jacobians_par(mb.value, sb.value, wb.value, at_com, out)
