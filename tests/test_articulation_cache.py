@@ -158,6 +158,10 @@ def test_bad_values_are_refused(panda):
     with pytest.raises(UsdartError, match="joint_position contains NaN"):
         panda.apply_cache(cache, CacheFlag.POSITION)
     cache = panda.create_cache()
+    cache.joint_velocity[2] = np.inf
+    with pytest.raises(UsdartError, match="joint_velocity contains NaN"):
+        panda.compute_coriolis_compensation(cache)
+    cache = panda.create_cache()
     cache.root_transform[3:] = 0.0
     with pytest.raises(UsdartError, match="not a rotation"):
         panda.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)

@@ -19,7 +19,7 @@ from .errors import UsdartError
 from .kernels.entry import (centroidal_one, forward_dynamics_one, inverse_dynamics_one, jacobians_one,
                             mass_matrix_one)
 from .state import sync_spherical_quaternions
-from .values import unit_quaternion, vector
+from .values import finite_vector, unit_quaternion, vector
 
 _ZERO3 = np.zeros(3)
 
@@ -32,17 +32,18 @@ class InverseDynamicsMixin:
     def _load(self, cache: ArticulationCache, velocities: bool = True):
         """Copy the cache's state into its scratch world; returns the boxes the entry points take."""
         self._check_cache(cache)
-        m, st = self.model, cache._state
-        st.q[0] = cache.joint_position
-        st.qd[0] = cache.joint_velocity if velocities else 0.0
+        m, st, where = self.model, cache._state, self.root_link
+        st.q[0] = finite_vector(cache.joint_position, m.n_dofs, where, "joint_position")
+        st.qd[0] = finite_vector(cache.joint_velocity, m.n_dofs, where, "joint_velocity") if velocities else 0.0
         self._check_spherical_range(cache.joint_position)
         sync_spherical_quaternions(m, st, 0)
-        st.root_pos[0] = cache.root_transform[:3]
-        st.root_quat[0] = unit_quaternion(cache.root_transform[3:], self.root_link)
+        pose = finite_vector(cache.root_transform, 7, where, "root_transform")
+        st.root_pos[0] = pose[:3]
+        st.root_quat[0] = unit_quaternion(pose[3:], where)
         st.root_vel[0] = 0.0
         if m.n_root and velocities:
-            st.root_vel[0, :3] = cache.root_linear_velocity
-            st.root_vel[0, 3:] = cache.root_angular_velocity
+            st.root_vel[0, :3] = finite_vector(cache.root_linear_velocity, 3, where, "root_linear_velocity")
+            st.root_vel[0, 3:] = finite_vector(cache.root_angular_velocity, 3, where, "root_angular_velocity")
         return self._model_box, cache._state_box, cache._work_box
 
     def _rnea(self, cache, qdd=None, root_acc=None, gravity=_ZERO3, wrench=None, velocities=False):
@@ -91,13 +92,15 @@ class InverseDynamicsMixin:
 
     def compute_generalized_external_force(self, cache: ArticulationCache) -> np.ndarray:
         """Joint forces that counteract cache.external_forces ([force; torque] at link COMs, world)."""
-        gen = self._rnea(cache, wrench=cache.external_forces)
+        wrench = finite_vector(cache.external_forces, 6 * self.model.n_links, self.root_link, "external_forces")
+        gen = self._rnea(cache, wrench=wrench.reshape(-1, 6))
         return self._joint_result(cache, self._free_root(cache, gen))
 
     def compute_joint_force(self, cache: ArticulationCache) -> np.ndarray:
         """Joint forces for the accelerations in cache.joint_acceleration, without gravity, velocities or
         armature (M(q) qdd; PhysX computeJointForce)."""
-        gen = self._rnea(cache, qdd=cache.joint_acceleration)
+        qdd = finite_vector(cache.joint_acceleration, self.model.n_dofs, self.root_link, "joint_acceleration")
+        gen = self._rnea(cache, qdd=qdd)
         return self._joint_result(cache, self._free_root(cache, gen))
 
     def compute_joint_acceleration(self, cache: ArticulationCache) -> np.ndarray:
@@ -107,7 +110,7 @@ class InverseDynamicsMixin:
         m = self.model
         boxes = self._load(cache, velocities=True)
         out = np.zeros((1, m.n_root + m.n_dofs))
-        tau = np.asarray(cache.joint_force, float).reshape(1, m.n_dofs)
+        tau = finite_vector(cache.joint_force, m.n_dofs, self.root_link, "joint_force").reshape(1, m.n_dofs)
         forward_dynamics_one(*boxes, 0, tau, cache._control.link_wrench, False, m.gravity, out)
         if m.n_root:
             cache.root_linear_acceleration[:] = out[0, :3]
