@@ -149,7 +149,9 @@ def test_floating_momentum_is_conserved_without_gravity():
 
 # ---- corpus reference arrays (Pinocchio on the original URDF / MJCF) ---------------------------------
 CORPUS = {"panda": "panda/ref_fixed", "ant": "ant/ref_fixed", "ant_free": "ant_free/ref_floating"}
-FLOAT32 = 2e-6  # USD stores the converted joint frames as float32
+# USD stores the converted joint frames as float32 (quaternions like 0.70710677): measured agreement is
+# ~1e-8 on dynamics quantities and ~2e-7 on link rotations and Jacobians after eight joints
+DYNAMICS_F32, KINEMATICS_F32 = 1e-7, 5e-7
 
 
 @pytest.mark.parametrize("name", list(CORPUS))
@@ -181,24 +183,24 @@ def test_corpus_reference_arrays(name):
         sub = np.ix_(perm, perm)
 
         M = art.compute_generalized_mass_matrix(cache) + armature(art)
-        close(M, T.T @ arrays["M"][s][sub] @ T, rel=FLOAT32)
+        close(M, T.T @ arrays["M"][s][sub] @ T, rel=DYNAMICS_F32)
         gravity = art.compute_gravity_compensation(cache)
-        close(gravity, T.T @ arrays["g"][s][perm], rel=FLOAT32)
+        close(gravity, T.T @ arrays["g"][s][perm], rel=DYNAMICS_F32)
         # reference nle is at zero Pinocchio acceleration; ours at zero nudot: a_pin = bias
         bias_pin = root_acc_bias(m, art.state.root_quat[0], nu)
         nle = gravity + art.compute_coriolis_force(cache) - T.T @ arrays["M"][s][sub] @ bias_pin
-        close(nle, T.T @ arrays["nle"][s][perm], rel=FLOAT32)
+        close(nle, T.T @ arrays["nle"][s][perm], rel=DYNAMICS_F32)
         # forward dynamics under the reference torques
         cache.joint_force[:] = arrays["tau_joints"][s, ref_col]
         qdd = art.compute_joint_acceleration(cache)
         close(qdd, arrays["qdd"][s][perm][m.n_root:] if not m.n_root else
-              np.linalg.solve(T, arrays["qdd"][s][perm] - bias_pin)[m.n_root:], rel=FLOAT32)
+              np.linalg.solve(T, arrays["qdd"][s][perm] - bias_pin)[m.n_root:], rel=DYNAMICS_F32)
         # link frames
         poses = art.link_transforms()
         for f, frame in enumerate(ref["body_frames"]):
             i = link_names.index(frame)
-            close(poses[i, :3], arrays["frame_pos"][s, f], rel=FLOAT32)
-            close(quat_to_matrix(poses[i, 3:]), arrays["frame_rot"][s, f], rel=FLOAT32)
+            close(poses[i, :3], arrays["frame_pos"][s, f], rel=KINEMATICS_F32)
+            close(quat_to_matrix(poses[i, 3:]), arrays["frame_rot"][s, f], rel=KINEMATICS_F32)
         # Jacobians of link frame origins: ours are at the COM, v_origin = v_com - (origin - com) x omega
         art.compute_dense_jacobian(cache)
         first = 0 if m.n_root else 1
@@ -207,4 +209,4 @@ def test_corpus_reference_arrays(name):
             J = cache.dense_jacobian[6 * (i - first):6 * (i - first) + 6].copy()
             offset = poses[i, :3] - (poses[i, :3] + quat_to_matrix(poses[i, 3:]) @ m.com[i])
             J[:3] -= np.cross(offset, J[3:].T).T
-            close(J, arrays["J"][s, f][:, perm] @ T, rel=FLOAT32)
+            close(J, arrays["J"][s, f][:, perm] @ T, rel=KINEMATICS_F32)
