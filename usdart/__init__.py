@@ -1,4 +1,7 @@
 """usdart: USD-driven reduced-coordinate articulation simulation (PhysX semantics, numba solver)."""
+from .schema_plugin import register as _register_schema_plugin
+
+_register_schema_plugin()  # first: usd-core reads schema plugins once, when the first stage is opened
 from .articulation import Articulation
 from .cache import ArticulationCache, CacheFlag
 from .errors import PhysicsImportError, StageError, UsdartError
