@@ -28,18 +28,25 @@ PhysicsScene /World/physicsScene (gravity (0, 0, -1) * 9.81, PhysxSceneAPI with 
   with cone limits for the spine, neck, shoulders and hips, revolute elbows and knees, no world joint. The
   root is chosen by minimal eccentricity, which is unique: the spine. 12 links, 25 DOFs.
 
-PhysxSchema is not part of usd-core: PhysX API schemas are applied by token (prim.AddAppliedSchema) and their
-attributes and relationships are created by name with custom=False, which is how Isaac-authored files read.
-The output is deterministic: running the script twice gives byte-identical files.
+Geometry (bodies, colliders, joint frames) is written with plain usd-core; every physics schema value (scene
+rate, limits, drives, joint state, PhysX joint properties, mimic joint, excluded joint, articulation root and
+settings) goes through usdart.authoring, in SI units and radians: the tables below keep the seeds' and the
+Panda's numbers in degrees and convert them where they are authored. usdart.authoring applies PhysX API
+schemas by token and creates their attributes by name with the schema's types, as Isaac-authored files read,
+so the files are the same with or without a PhysX schema plugin. The output is deterministic: running the
+script twice gives byte-identical files.
 
 Usage: python scripts/make_sample_stages.py [OUTPUT_FOLDER]    (default: sample_stages/ in the repository)
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+from usdart import authoring
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(os.path.dirname(HERE), "sample_stages")
@@ -128,15 +135,8 @@ def new_stage(steps_per_second: int) -> Usd.Stage:
     scene = UsdPhysics.Scene.Define(stage, "/World/physicsScene")
     scene.CreateGravityDirectionAttr(Gf.Vec3f(0.0, 0.0, -1.0))
     scene.CreateGravityMagnitudeAttr(9.81)
-    scene.GetPrim().AddAppliedSchema("PhysxSceneAPI")
-    physx_attr(scene.GetPrim(), "physxScene:timeStepsPerSecond", steps_per_second, Sdf.ValueTypeNames.UInt)
+    authoring.set_scene_settings(scene, time_steps_per_second=steps_per_second)
     return stage
-
-
-def physx_attr(prim, name, value, type_name=Sdf.ValueTypeNames.Float, uniform=False):
-    """A schema attribute of an unregistered (PhysX) API schema, authored by name."""
-    variability = Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying
-    prim.CreateAttribute(name, type_name, custom=False, variability=variability).Set(value)
 
 
 def capsule_between(a, b):
@@ -199,7 +199,7 @@ JOINT_TYPES = {"fixed": UsdPhysics.FixedJoint, "revolute": UsdPhysics.RevoluteJo
 
 def joint(stage, path, kind, body0, body1, frame0=None, frame1=None, axis=None, limits=None):
     """A joint; frame0/frame1 are poses in body0/body1 (world if that body is empty); limits are
-    (lower, upper) for revolute/prismatic joints and (coneAngle0, coneAngle1) for spherical ones."""
+    (lower, upper) for revolute/prismatic joints and (coneAngle0, coneAngle1) for spherical ones (deg or m)."""
     frame0, frame1 = frame0 or pose(), frame1 or pose()
     j = JOINT_TYPES[kind].Define(stage, path)
     if body0:
@@ -212,36 +212,13 @@ def joint(stage, path, kind, body0, body1, frame0=None, frame1=None, axis=None, 
     j.CreateLocalRot1Attr(quatf(frame1[1]))
     if axis:
         j.CreateAxisAttr(axis)
-    if limits and kind in ("revolute", "prismatic"):
-        j.CreateLowerLimitAttr(float(limits[0]))
-        j.CreateUpperLimitAttr(float(limits[1]))
+    if limits and kind in ("revolute", "prismatic"):  # deg or m in the tables; authoring takes rad or m
+        to_si = math.radians if kind == "revolute" else float
+        authoring.set_joint_limits(j, to_si(limits[0]), to_si(limits[1]))
     if limits and kind == "spherical":
         j.CreateConeAngle0LimitAttr(float(limits[0]))
         j.CreateConeAngle1LimitAttr(float(limits[1]))
     return j.GetPrim()
-
-
-def joint_state(prim, instance, position, velocity):
-    """PhysicsJointStateAPI:<instance> (angular: deg and deg/s; linear: m and m/s)."""
-    prim.AddAppliedSchema(f"PhysicsJointStateAPI:{instance}")
-    physx_attr(prim, f"state:{instance}:physics:position", float(position))
-    physx_attr(prim, f"state:{instance}:physics:velocity", float(velocity))
-
-
-def drive(prim, instance, stiffness, damping, max_force=None, target=0.0):
-    """PhysicsDriveAPI:<instance> (in usd-core, but authored like the others for one style)."""
-    api = UsdPhysics.DriveAPI.Apply(prim, instance)
-    api.CreateTypeAttr(UsdPhysics.Tokens.force)
-    api.CreateStiffnessAttr(float(stiffness))
-    api.CreateDampingAttr(float(damping))
-    if max_force is not None:
-        api.CreateMaxForceAttr(float(max_force))
-    api.CreateTargetPositionAttr(float(target))
-    api.CreateTargetVelocityAttr(0.0)
-
-
-def root_api(stage, path):
-    UsdPhysics.ArticulationRootAPI.Apply(stage.GetPrimAtPath(path))
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -259,10 +236,10 @@ def two_link_arm():
          mass=1.0, collider=("cube", 0.2))
     hinge = joint(st, "/World/revoluteJoint", "revolute", "/World/rigidBody0", "/World/rigidBody1",
                   hinge0, hinge1, axis="Y")
-    joint_state(hinge, "angular", 45.0, 0.0)
+    authoring.set_joint_state(hinge, math.radians(45.0), 0.0)
     # body0 only: the world is on the other side. Its frames are ignored for the root joint.
     joint(st, "/World/fixedJoint", "fixed", "/World/rigidBody0", None)
-    root_api(st, "/World/fixedJoint")
+    authoring.set_articulation_root(st.GetPrimAtPath("/World/fixedJoint"))
     return st
 
 
@@ -272,10 +249,8 @@ def two_link_arm():
 def floating_body():
     st = new_stage(60)
     prim = body(st, "/World/rigidBody", pose(), mass=2.0)  # no collider, as in the seed
-    api = UsdPhysics.RigidBodyAPI(prim)
-    api.CreateVelocityAttr(Gf.Vec3f(0.0, 10.0, 0.0))  # m/s
-    api.CreateAngularVelocityAttr(Gf.Vec3f(0.0, 0.0, 10.0))  # deg/s
-    root_api(st, "/World/rigidBody")
+    authoring.set_rigid_body_velocity(prim, linear=(0.0, 10.0, 0.0), angular=(0.0, 0.0, math.radians(10.0)))
+    authoring.set_articulation_root(prim)
     return st
 
 
@@ -294,8 +269,8 @@ def square_loop():
         j = joint(st, path, "revolute", f"/World/rigidBody{a}", f"/World/rigidBody{b}", pose(offset), pose(),
                   axis="Z")
         if i == 3:  # closes the loop: simulated as a plain constraint outside the articulation tree
-            UsdPhysics.Joint(j).CreateExcludeFromArticulationAttr(True)
-    root_api(st, "/World/rigidBody0")  # floating base rooted at rigidBody0
+            authoring.exclude_from_articulation(j)
+    authoring.set_articulation_root(st.GetPrimAtPath("/World/rigidBody0"))  # floating base rooted at rigidBody0
     return st
 
 
@@ -314,16 +289,12 @@ def gear():
         joint(st, f"/World/revoluteJoint{i}", "revolute", "/World/rootBody", f"/World/rigidBody{i}", frame0, pose(),
               axis="Z", limits=(-9000.0, 9000.0))  # mimic joints need limits; these are never reached
     joint(st, "/World/rootBodyFixedJoint", "fixed", "/World/rootBody", None)
-    root_api(st, "/World/rootBodyFixedJoint")
-    j0 = st.GetPrimAtPath("/World/revoluteJoint0")
-    joint_state(j0, "angular", 0.0, 800.0)  # deg, deg/s
+    authoring.set_articulation_root(st.GetPrimAtPath("/World/rootBodyFixedJoint"))
+    j0, j1 = st.GetPrimAtPath("/World/revoluteJoint0"), st.GetPrimAtPath("/World/revoluteJoint1")
+    authoring.set_joint_state(j0, 0.0, math.radians(800.0))  # 800 deg/s
     # q0 + gearing * q1 + offset = 0 with gearing 5: joint1 turns at -1/5 of joint0's rate
-    j0.AddAppliedSchema("PhysxMimicJointAPI:rotZ")
-    j0.CreateRelationship("physxMimicJoint:rotZ:referenceJoint", custom=False).SetTargets(
-        [Sdf.Path("/World/revoluteJoint1")])
-    physx_attr(j0, "physxMimicJoint:rotZ:referenceJointAxis", "rotZ", Sdf.ValueTypeNames.Token, uniform=True)
-    physx_attr(j0, "physxMimicJoint:rotZ:gearing", 5.0)
-    physx_attr(j0, "physxMimicJoint:rotZ:offset", 0.0)
+    # (PhysxMimicJointAPI:rotZ, referenceJointAxis rotZ: both joints turn about Z)
+    authoring.set_mimic_joint(j0, j1, gearing=5.0, offset=0.0)
     return st
 
 
@@ -374,11 +345,11 @@ def arm_with_gripper():
         link_pose = child_pose(parent_pose, frame0, frame1, "revolute", axis, q)
         body(st, R + link, link_pose, mass=mass, collider=collider)
         j = joint(st, J + name, "revolute", parent, R + link, frame0, frame1, axis=axis, limits=limits)
-        drive(j, "angular", stiffness=7.0, damping=0.7, max_force=87.0, target=q)  # N m/deg, N m s/deg, N m
-        j.AddAppliedSchema("PhysxJointAPI")
-        physx_attr(j, "physxJoint:armature", 0.01)  # kg m^2
-        physx_attr(j, "physxJoint:maxJointVelocity", 150.0)  # deg/s
-        joint_state(j, "angular", q, 0.0)
+        # 7 N m/deg, 0.7 N m s/deg, 87 N m; armature 0.01 kg m^2, 150 deg/s
+        authoring.set_drive(j, stiffness=math.degrees(7.0), damping=math.degrees(0.7), max_force=87.0,
+                            target_position=math.radians(q))
+        authoring.set_joint_properties(j, armature=0.01, max_velocity=math.radians(150.0))
+        authoring.set_joint_state(j, math.radians(q), 0.0)
         parent, parent_pose = R + link, link_pose
 
     hand_frame = pose(HAND_OFFSET)
@@ -407,14 +378,12 @@ def arm_with_gripper():
     right = joint(st, J + "right_finger_joint", "prismatic", R + "right_finger", R + "hand", pose(), slide,
                   axis="Y", limits=(0.0, 0.04))
     for j in (left, right):
-        drive(j, "linear", stiffness=1000.0, damping=50.0, max_force=70.0, target=FINGER_OPENING)  # N/m, N s/m, N
-        joint_state(j, "linear", FINGER_OPENING, 0.0)
+        authoring.set_drive(j, stiffness=1000.0, damping=50.0, max_force=70.0, target_position=FINGER_OPENING)
+        authoring.set_joint_state(j, FINGER_OPENING, 0.0)
 
     # Root API on the ancestor: the topology decides the root; base_joint attaches base to the world.
-    UsdPhysics.ArticulationRootAPI.Apply(robot)
-    robot.AddAppliedSchema("PhysxArticulationAPI")
-    physx_attr(robot, "physxArticulation:solverPositionIterationCount", 32, Sdf.ValueTypeNames.Int)
-    physx_attr(robot, "physxArticulation:solverVelocityIterationCount", 1, Sdf.ValueTypeNames.Int)
+    authoring.set_articulation_root(robot)
+    authoring.set_articulation_settings(robot, solver_position_iterations=32, solver_velocity_iterations=1)
     return st
 
 
@@ -479,7 +448,7 @@ def ragdoll():
         frame0 = pose(tuple(anchor[k] - p0[k] for k in range(3)), rot)
         frame1 = pose(tuple(anchor[k] - p1[k] for k in range(3)), rot)
         joint(st, D + name, kind, D + b0, D + b1, frame0, frame1, axis=axis, limits=limits)
-    root_api(st, "/World/ragdoll")
+    authoring.set_articulation_root(st.GetPrimAtPath("/World/ragdoll"))
     return st
 
 

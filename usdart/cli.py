@@ -83,5 +83,149 @@ def _table(summary: dict) -> str:
     return "\n".join(lines)
 
 
+# ---- usdart author: small edits of a stage file through usdart.authoring (SI units and radians) ----------
+@main.group()
+def author():
+    """Write PhysX/UsdPhysics schema values into a stage file (SI units; the file gets its own units).
+
+    Each command edits STAGE in place (or writes OUTPUT with -o): the edited root layer goes to a temporary
+    file in the target folder, then replaces the target, so a failed write never leaves half a file.
+    """
+
+
+def _authoring_target(stage_path: str, prim_path: str):
+    from .importer import open_stage
+
+    stage = open_stage(stage_path)
+    prim = stage.GetPrimAtPath(prim_path) if prim_path.startswith("/") else None
+    if prim is None or not prim.IsValid():
+        raise UsdartError(f"{prim_path}: no such prim in {stage_path}")
+    return stage, prim
+
+
+def _save(stage, source: str, output: str | None) -> None:
+    layer = stage.GetRootLayer()
+    target = os.path.abspath(output or source)
+    if os.path.dirname(target) != os.path.dirname(os.path.abspath(source)):
+        relative = [p for p in layer.GetCompositionAssetDependencies() if not os.path.isabs(p)]
+        if relative:
+            raise UsdartError(f"{source}: refers to {relative[0]} by a relative path; write the output into "
+                              "the same folder (or edit in place)")
+    folder, name = os.path.split(target)
+    stem, ext = os.path.splitext(name)
+    tmp = os.path.join(folder, f".{stem}.usdart-tmp{ext}")
+    try:
+        if not layer.Export(tmp):
+            raise UsdartError(f"{target}: cannot be written")
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    click.echo(f"wrote {target}")
+
+
+def _angles(value, degrees: bool):
+    import math
+
+    return None if value is None else (math.radians(value) if degrees else value)
+
+
+_STAGE = click.argument("stage", type=click.Path(dir_okay=False))
+_OUTPUT = click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of editing STAGE.")
+_AXIS = click.option("--axis", help="DOF of a multi-DOF joint: rotX, rotY, rotZ, transX, transY, transZ.")
+_DEGREES = click.option("--degrees", is_flag=True, help="Angular positions in degrees and velocities in deg/s.")
+
+
+@author.command("joint-state")
+@_STAGE
+@click.argument("joint")
+@click.option("--position", type=float, required=True, help="Joint position (rad or m).")
+@click.option("--velocity", type=float, default=0.0, show_default=True, help="Joint velocity (rad/s or m/s).")
+@_AXIS
+@_DEGREES
+@_OUTPUT
+@_friendly_errors
+def author_joint_state(stage, joint, position, velocity, axis, degrees, output):
+    """Set the initial state (PhysicsJointStateAPI) of JOINT."""
+    from .authoring import set_joint_state
+
+    st, prim = _authoring_target(stage, joint)
+    set_joint_state(prim, _angles(position, degrees), _angles(velocity, degrees), axis=axis)
+    _save(st, stage, output)
+
+
+@author.command("drive")
+@_STAGE
+@click.argument("joint")
+@click.option("--stiffness", type=float, required=True, help="N m/rad or N/m (acceleration drives: 1/s^2).")
+@click.option("--damping", type=float, required=True, help="N m s/rad or N s/m (acceleration drives: 1/s).")
+@click.option("--max-force", type=float, default=float("inf"), help="N m or N (default: unlimited).")
+@click.option("--target-position", type=float, default=0.0, show_default=True, help="rad or m.")
+@click.option("--target-velocity", type=float, default=0.0, show_default=True, help="rad/s or m/s.")
+@click.option("--type", "drive_type", type=click.Choice(["force", "acceleration"]), default="force",
+              show_default=True)
+@_AXIS
+@_OUTPUT
+@_friendly_errors
+def author_drive(stage, joint, stiffness, damping, max_force, target_position, target_velocity, drive_type, axis,
+                 output):
+    """Add or replace the drive (PhysicsDriveAPI) of JOINT."""
+    from .authoring import set_drive
+
+    st, prim = _authoring_target(stage, joint)
+    set_drive(prim, stiffness, damping, max_force=max_force, target_position=target_position,
+              target_velocity=target_velocity, type=drive_type, axis=axis)
+    _save(st, stage, output)
+
+
+@author.command("drive-target")
+@_STAGE
+@click.argument("joint")
+@click.option("--position", type=float, help="Target position (rad or m).")
+@click.option("--velocity", type=float, help="Target velocity (rad/s or m/s).")
+@_AXIS
+@_DEGREES
+@_OUTPUT
+@_friendly_errors
+def author_drive_target(stage, joint, position, velocity, axis, degrees, output):
+    """Change the target of the existing drive of JOINT."""
+    from .authoring import set_drive_target
+
+    if position is None and velocity is None:
+        raise UsdartError("give --position and/or --velocity")
+    st, prim = _authoring_target(stage, joint)
+    set_drive_target(prim, _angles(position, degrees), _angles(velocity, degrees), axis=axis)
+    _save(st, stage, output)
+
+
+@author.command("articulation-root")
+@_STAGE
+@click.argument("prim")
+@_OUTPUT
+@_friendly_errors
+def author_articulation_root(stage, prim, output):
+    """Apply PhysicsArticulationRootAPI to PRIM (a body, a world joint, or an ancestor of the bodies)."""
+    from .authoring import set_articulation_root
+
+    st, target = _authoring_target(stage, prim)
+    set_articulation_root(target)
+    _save(st, stage, output)
+
+
+@author.command("exclude")
+@_STAGE
+@click.argument("joint")
+@click.option("--include", is_flag=True, help="Make the joint a tree joint again.")
+@_OUTPUT
+@_friendly_errors
+def author_exclude(stage, joint, include, output):
+    """Exclude JOINT from the articulation tree (a loop-closing constraint)."""
+    from .authoring import exclude_from_articulation
+
+    st, prim = _authoring_target(stage, joint)
+    exclude_from_articulation(prim, excluded=not include)
+    _save(st, stage, output)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

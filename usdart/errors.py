@@ -16,3 +16,12 @@ class PhysicsImportError(UsdartError):
         self.prim_path = str(prim_path) if prim_path is not None else None
         self.reason = message
         super().__init__(f"{self.prim_path}: {message}" if self.prim_path else message)
+
+
+class AuthoringError(UsdartError):
+    """An authoring helper was asked to write something the schemas (or usdart's importer) cannot accept."""
+
+    def __init__(self, prim_path, message):
+        self.prim_path = str(prim_path) if prim_path is not None else None
+        self.reason = message
+        super().__init__(f"{self.prim_path}: {message}" if self.prim_path else message)
