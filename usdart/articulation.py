@@ -25,9 +25,9 @@ class Articulation(InverseDynamicsMixin):
     a cache (`create_cache`, `copy_internal_state_to_cache`, `apply_cache`).
     """
 
-    def __init__(self, desc: ArticulationDesc, gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, desc: ArticulationDesc, gravity=(0.0, 0.0, -9.81), joints: dict | None = None):
         self.desc = desc
-        self.model = build_model(desc, gravity)
+        self.model = build_model(desc, gravity, joints)
         self.state = initial_state(desc, self.model, 1)
         self.control = zeros_control(self.model, 1)
         self.control.target_position[0] = [d.drive.target_position if d.drive else 0.0 for d in desc.dofs]

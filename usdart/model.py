@@ -26,9 +26,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .importer.description import ANGULAR_AXES, ArticulationDesc, Pose
-from .importer.frames import quat_to_matrix
+from .importer.frames import pose_matrix, quat_to_matrix
 
 JOINT_FIXED, JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_SPHERICAL, JOINT_FREE = 0, 1, 2, 3, 4
+DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION = 0, 1, 2
 _UNIT = {"X": 0, "Y": 1, "Z": 2}
 
 
@@ -60,6 +61,42 @@ class Model(NamedTuple):
     inertia_origin: np.ndarray  # (n_links, 3, 3) about the link frame origin, link axes
     armature: np.ndarray  # (n_dofs,)
     gravity: np.ndarray  # (3,) world frame, m/s^2
+    # ---- what the stepping solver needs (usdart.kernels.step) ----
+    dof_lower: np.ndarray  # (n_dofs,) -inf when unlimited
+    dof_upper: np.ndarray
+    dof_wraps: np.ndarray  # (n_dofs,) bool: unlimited revolute DOFs wrap to (-pi, pi]
+    max_joint_velocity: np.ndarray  # (n_dofs,)
+    passive_damping: np.ndarray  # (n_dofs,) effort per unit velocity, implicit
+    drive_mode: np.ndarray  # (n_dofs,) int64: DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION
+    drive_stiffness: np.ndarray  # (n_dofs,)
+    drive_damping: np.ndarray
+    drive_max_force: np.ndarray  # effort; the envelope's max effort when the envelope is on
+    envelope_on: np.ndarray  # (n_dofs,) bool
+    envelope_max_velocity: np.ndarray
+    envelope_resistance: np.ndarray  # velocity-dependent resistance (effort per unit velocity)
+    envelope_gradient: np.ndarray  # speed-effort gradient (velocity per unit effort)
+    friction_static: np.ndarray  # (n_dofs,) efforts
+    friction_dynamic: np.ndarray
+    friction_viscous: np.ndarray
+    link_linear_damping: np.ndarray  # (n_links,) 1/s
+    link_angular_damping: np.ndarray
+    link_gravity: np.ndarray  # (n_links,) 1.0, or 0.0 where gravity is disabled
+    mimic_follower: np.ndarray  # (n_mimic,) DOF index: q_follower + gearing q_leader + offset = 0
+    mimic_leader: np.ndarray
+    mimic_gearing: np.ndarray
+    mimic_offset: np.ndarray
+    mimic_frequency: np.ndarray  # natural frequency (1/s); <= 0: hard
+    mimic_damping_ratio: np.ndarray
+    tendon_start: np.ndarray  # (n_tendons + 1,) fixed tendons: axes tendon_start[t]:tendon_start[t+1]
+    tendon_dof: np.ndarray  # (n_axes,) DOF index
+    tendon_gearing: np.ndarray  # length per unit joint position
+    tendon_force_coefficient: np.ndarray  # share of the tendon force applied to the axis
+    tendon_params: np.ndarray  # (n_tendons, 7) stiffness, damping, limit stiffness, offset, rest, lower, upper
+    loop_links: np.ndarray  # (n_loops, 2) link indices, -1 for the world
+    loop_frames: np.ndarray  # (n_loops, 2, 4, 4) joint frame on each side (link frame, or world)
+    loop_locked: np.ndarray  # (n_loops, 6) bool: constrained [x, y, z, rotX, rotY, rotZ] of the joint frame
+    position_iterations: int
+    velocity_iterations: int
 
 
 def _frame(pose: Pose | None):
@@ -72,8 +109,12 @@ def _skew(v) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
-def build_model(desc: ArticulationDesc, gravity) -> Model:
-    """Flatten an imported articulation (links in BFS order, joints oriented parent -> child)."""
+def build_model(desc: ArticulationDesc, gravity, loop_joints: dict | None = None) -> Model:
+    """Flatten an imported articulation (links in BFS order, joints oriented parent -> child).
+
+    loop_joints: JointDesc of this articulation's loop-closing joints by path (both bodies must be links
+    of this articulation or the world; others are left to the scene).
+    """
     n = len(desc.links)
     dofs = desc.dofs
     nd = len(dofs)
@@ -134,7 +175,75 @@ def build_model(desc: ArticulationDesc, gravity) -> Model:
         rest_rot=rest, revolute_outer=outer, revolute_cross=cross, prismatic_axis=slide,
         mass=mass, com=com, inertia_com=inertia, first_moment=first, inertia_origin=origin,
         armature=np.array([d.armature for d in dofs], float), gravity=np.asarray(gravity, float).copy(),
+        **_solver_fields(desc, joint_type, dof_start, loop_joints or {}),
     )
+
+
+def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: dict) -> dict:
+    dofs = desc.dofs
+    index = {d.name: k for k, d in enumerate(dofs)}
+    link_of = np.repeat(np.arange(len(desc.links)), np.diff(dof_start))
+    drives = [d.drive for d in dofs]
+    envelope = [dr is not None and (np.isfinite(dr.max_actuator_velocity) or dr.velocity_dependent_resistance > 0
+                                    or dr.speed_effort_gradient > 0) for dr in drives]
+    bodies = desc.bodies
+    mimics = desc.mimic_joints
+    tendon_axes = [(t, a) for t in desc.fixed_tendons if t.enabled for a in t.axes if a.dof in index]
+    tendons = [t for t in desc.fixed_tendons if t.enabled]
+    counts = [sum(1 for a in t.axes if a.dof in index) for t in tendons]
+    link_index = {p: i for i, p in enumerate(desc.links)}
+    loops = [j for j in (loop_joints.get(p) for p in desc.loop_joints)
+             if j is not None and j.kind != "distance" and all(b is None or b in link_index for b in j.bodies())]
+
+    def side(body):
+        return -1 if body is None else link_index[body]
+
+    return dict(
+        dof_lower=np.array([d.lower for d in dofs], float), dof_upper=np.array([d.upper for d in dofs], float),
+        dof_wraps=np.array([d.angular and not d.limited and joint_type[link_of[k]] == JOINT_REVOLUTE
+                            for k, d in enumerate(dofs)], bool),
+        max_joint_velocity=np.array([d.max_velocity for d in dofs], float),
+        passive_damping=np.array([d.passive_damping for d in dofs], float),
+        drive_mode=np.array([DRIVE_NONE if dr is None else DRIVE_ACCELERATION if dr.acceleration else DRIVE_FORCE
+                             for dr in drives], np.int64),
+        drive_stiffness=np.array([dr.stiffness if dr else 0.0 for dr in drives], float),
+        drive_damping=np.array([dr.damping if dr else 0.0 for dr in drives], float),
+        drive_max_force=np.array([dr.max_force if dr else 0.0 for dr in drives], float),
+        envelope_on=np.array(envelope, bool),
+        envelope_max_velocity=np.array([dr.max_actuator_velocity if dr else np.inf for dr in drives], float),
+        envelope_resistance=np.array([dr.velocity_dependent_resistance if dr else 0.0 for dr in drives], float),
+        envelope_gradient=np.array([dr.speed_effort_gradient if dr else 0.0 for dr in drives], float),
+        friction_static=np.array([d.static_friction for d in dofs], float),
+        friction_dynamic=np.array([d.dynamic_friction for d in dofs], float),
+        friction_viscous=np.array([d.viscous_friction for d in dofs], float),
+        link_linear_damping=np.array([b.linear_damping if b else 0.0 for b in bodies], float),
+        link_angular_damping=np.array([b.angular_damping if b else 0.0 for b in bodies], float),
+        link_gravity=np.array([0.0 if (b is None or b.disable_gravity) else 1.0 for b in bodies], float),
+        mimic_follower=np.array([index[m.dof] for m in mimics], np.int64),
+        mimic_leader=np.array([index[m.reference_dof] for m in mimics], np.int64),
+        mimic_gearing=np.array([m.gearing for m in mimics], float),
+        mimic_offset=np.array([m.offset for m in mimics], float),
+        mimic_frequency=np.array([m.natural_frequency for m in mimics], float),
+        mimic_damping_ratio=np.array([m.damping_ratio for m in mimics], float),
+        tendon_start=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        tendon_dof=np.array([index[a.dof] for _, a in tendon_axes], np.int64),
+        tendon_gearing=np.array([a.gearing for _, a in tendon_axes], float),
+        tendon_force_coefficient=np.array([a.force_coefficient for _, a in tendon_axes], float),
+        tendon_params=np.array([[t.stiffness, t.damping, t.limit_stiffness, t.offset, t.rest_length, t.lower_limit,
+                                 t.upper_limit] for t in tendons], float).reshape(len(tendons), 7),
+        loop_links=np.array([[side(j.body0), side(j.body1)] for j in loops], np.int64).reshape(len(loops), 2),
+        loop_frames=np.array([[pose_matrix(j.frame0), pose_matrix(j.frame1)] for j in loops], float).reshape(len(loops), 2, 4, 4),
+        loop_locked=np.array([_locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
+        position_iterations=int(desc.solver_position_iterations),
+        velocity_iterations=int(desc.solver_velocity_iterations),
+    )
+
+
+def _locked_axes(joint) -> list[bool]:
+    """Constrained axes of a loop-closing joint, [x, y, z, rotX, rotY, rotZ] of its joint frame."""
+    free = {d.axis for d in joint.dofs}
+    order = ("transX", "transY", "transZ", "rotX", "rotY", "rotZ")
+    return [axis not in free for axis in order]
 
 
 def structure_key(model: Model) -> tuple:

@@ -15,7 +15,8 @@ class Scene:
     def __init__(self, stage, description: SceneDescription):
         self.stage = stage
         self.description = description
-        self.articulations = [Articulation(a, description.settings.gravity) for a in description.articulations]
+        self.articulations = [Articulation(a, description.settings.gravity, description.joints)
+                              for a in description.articulations]
 
     @property
     def gravity(self) -> np.ndarray:

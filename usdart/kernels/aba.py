@@ -4,6 +4,7 @@ from __future__ import annotations
 from numba import njit
 
 from .kinematics import link_velocities, root_generalized_acceleration, world_dynamics_frames
+from .linalg import cholesky, cholesky_solve
 from .rnea import subtract_world_wrench
 from .spatial import force_cross_add, inertia_times_motion, motion_cross_add, rigid_to_matrix
 
@@ -29,32 +30,6 @@ def invert_spd(A, n, out):
         out[0, 2] = (A[0, 1] * A[1, 2] - A[0, 2] * A[1, 1]) / det
         out[1, 2] = (A[0, 2] * A[1, 0] - A[0, 0] * A[1, 2]) / det
         out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
-
-
-@njit(cache=True, _nrt=False)
-def solve_spd6(A, b, x):
-    """x = A^-1 b for a 6x6 SPD matrix; A is overwritten by its Cholesky factor (lower)."""
-    for j in range(6):
-        d = A[j, j]
-        for k in range(j):
-            d -= A[j, k] * A[j, k]
-        d = d ** 0.5
-        A[j, j] = d
-        for i in range(j + 1, 6):
-            s = A[i, j]
-            for k in range(j):
-                s -= A[i, k] * A[j, k]
-            A[i, j] = s / d
-    for i in range(6):
-        s = b[i]
-        for k in range(i):
-            s -= A[i, k] * x[k]
-        x[i] = s / A[i, i]
-    for i in range(5, -1, -1):
-        s = x[i]
-        for k in range(i + 1, 6):
-            s -= A[k, i] * x[k]
-        x[i] = s / A[i, i]
 
 
 @njit(cache=True, _nrt=False)
@@ -140,7 +115,8 @@ def aba(m, st, ws, w, tau, wrench, gravity, use_wrench, out):
             tmp[a] = -ws.art_bias[w, 0, a]
             for b in range(6):
                 A[a, b] = ws.art_inertia[w, 0, a, b]
-        solve_spd6(A, tmp, a0)
+        cholesky(A, 6)
+        cholesky_solve(A, 6, tmp, a0)
     else:
         for a in range(6):
             a0[a] = 0.0
