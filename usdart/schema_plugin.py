@@ -2,7 +2,7 @@
 
 usd-core does not ship NVIDIA's PhysxSchema. With this plugin registered, usd-core knows the PhysX API
 schemas usdart reads (PhysicsJointStateAPI, PhysxMimicJointAPI, PhysxJointAPI, ...): `prim.HasAPI`,
-`GetAppliedSchemas`, fallback values and attribute-type validation work as they do in Isaac Sim. The
+`GetAppliedSchemas`, fallback values and declared property types work as they do in Isaac Sim. The
 files written are the same either way (applied-schema tokens and attributes by name), and the importer
 reads them the same way with or without the plugin.
 
