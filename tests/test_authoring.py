@@ -328,6 +328,8 @@ def small():
      "/World/hinge", "dynamic friction"),
     (lambda s: A.set_rigid_body_settings(s.GetPrimAtPath("/World/a"), max_linear_velocity=-1.0), "/World/a",
      "non-negative"),
+    (lambda s: A.set_joint_properties(s.GetPrimAtPath("/World/d6"), static_friction=1.0, axis="transX"),
+     "/World/d6", "only for the instances"),
 ])
 def test_bad_requests_raise_authoring_errors_naming_the_prim(small, call, path, words):
     with pytest.raises(AuthoringError) as err:

@@ -15,6 +15,13 @@ from .units import StageUnits
 
 FORCE, ACCELERATION = "force", "acceleration"
 ENVELOPE = "PhysxDrivePerformanceEnvelopeAPI"
+PER_AXIS_INSTANCES = ("angular", "linear", "rotX", "rotY", "rotZ")  # what PhysX reads for per-axis APIs
+
+
+def _per_axis(prim: Usd.Prim, instance: str, api: str) -> None:
+    if instance not in PER_AXIS_INSTANCES:
+        raise AuthoringError(prim.GetPath(), f"PhysX reads {api} only for the instances "
+                                             f"{', '.join(PER_AXIS_INSTANCES)}, not {instance}")
 
 
 def _units(prim: Usd.Prim, angular: bool):
@@ -106,6 +113,7 @@ def set_drive_target(joint, position: float | None = None, velocity: float | Non
 def set_drive_envelope(joint, envelope: DriveEnvelope, axis: str | None = None) -> Usd.Prim:
     """PhysxDrivePerformanceEnvelopeAPI:<instance>; the drive's maxForce is the envelope's maximum effort."""
     prim, instance, angular = joint_dof(joint, axis)
+    _per_axis(prim, instance, ENVELOPE)
     non_negative(prim, max_actuator_velocity=envelope.max_actuator_velocity,
                  velocity_dependent_resistance=envelope.velocity_dependent_resistance,
                  speed_effort_gradient=envelope.speed_effort_gradient)
@@ -145,6 +153,8 @@ def set_joint_properties(joint, *, armature: float | None = None, max_velocity: 
     applied = prim.GetMetadata("apiSchemas")
     has_axis_api = applied is not None and axis_token in applied.ApplyOperations([])
     per_axis = has_axis_api or any(v is not None for v in (static_friction, dynamic_friction, viscous_friction))
+    if per_axis:  # before writing anything
+        _per_axis(prim, instance, "PhysxJointAxisAPI")
     if friction_coefficient is not None or (not per_axis and (armature is not None or max_velocity is not None)):
         apply_schema(prim, "PhysxJointAPI")
     if friction_coefficient is not None:
