@@ -6,17 +6,50 @@ import numpy as np
 from .articulation import Articulation
 from .errors import UsdartError
 from .importer import read_stage
-from .importer.description import SceneDescription
+from .importer.description import ArticulationDesc, SceneDescription
 
 
 class Scene:
     """Articulations (sorted by root link path), free bodies and scene settings of a stage."""
 
-    def __init__(self, stage, description: SceneDescription):
+    def __init__(self, stage, description: SceneDescription, worlds: int = 1, integrator: str = "euler"):
         self.stage = stage
         self.description = description
-        self.articulations = [Articulation(a, description.settings.gravity, description.joints)
-                              for a in description.articulations]
+        self.worlds = int(worlds)
+        self.time = 0.0
+        gravity, joints = description.settings.gravity, description.joints
+        self.articulations = [Articulation(a, gravity, joints, self.worlds) for a in description.articulations]
+        # a free rigid body moves like a one-link floating articulation
+        self._free = {path: Articulation(_single_body(description.bodies[path]), gravity, None, self.worlds)
+                      for path in description.free_bodies if not description.bodies[path].kinematic}
+        self.integrator = integrator
+
+    @property
+    def integrator(self) -> str:
+        """"euler" (semi-implicit, PhysX-like; the default) or "rk4" (smooth dynamics by RK4)."""
+        return self._integrator
+
+    @integrator.setter
+    def integrator(self, name: str) -> None:
+        if name not in ("euler", "rk4"):
+            raise UsdartError(f"unknown integrator {name!r} (use 'euler' or 'rk4')")
+        self._integrator = name
+        for art in (*self.articulations, *self._free.values()):
+            art.integrator = name
+
+    def step(self, n: int = 1) -> None:
+        """Advance every articulation and free body, in every world, by n steps of `time_step`."""
+        if n < 0:
+            raise UsdartError(f"step count must not be negative, got {n}")
+        for art in (*self.articulations, *self._free.values()):
+            art.step(self.time_step, n)
+        self.time += n * self.time_step
+
+    def body_transform(self, path: str, world: int = 0) -> np.ndarray:
+        """World pose [x, y, z, qw, qx, qy, qz] of a free rigid body's frame."""
+        if str(path) not in self._free:
+            raise UsdartError(f"{path}: not a free (non-articulated, dynamic) rigid body of this stage")
+        return self._free[str(path)].link_transforms(world)[0]
 
     @property
     def gravity(self) -> np.ndarray:
@@ -55,7 +88,15 @@ class Scene:
                     warnings=self.warnings)
 
 
-def load(source) -> Scene:
-    """Import a USD stage (file path or open `Usd.Stage`) into a `Scene`."""
+def load(source, worlds: int = 1, integrator: str = "euler") -> Scene:
+    """Import a USD stage (file path or open `Usd.Stage`) into a `Scene`; `worlds` independent copies of
+    its state are stepped together (parameter sweeps, learning)."""
+    if int(worlds) < 1:
+        raise UsdartError(f"worlds must be at least 1, got {worlds}")
     stage, description = read_stage(source)
-    return Scene(stage, description)
+    return Scene(stage, description, int(worlds), integrator)
+
+
+def _single_body(body) -> ArticulationDesc:
+    return ArticulationDesc(api_prim=body.path, root_link=body.path, fixed_base=False, links=[body.path],
+                            link_parents=[-1], bodies=[body], joints=[None])

@@ -59,6 +59,26 @@ class Workspace(NamedTuple):
     dof_bias: np.ndarray  # (W, n_dofs) tau - S^T pA
     mat6: np.ndarray  # (W, 6, 6) scratch for the floating root solve
     vec6: np.ndarray  # (W, 3, 6) scratch 6-vectors
+    # ---- stepping (usdart.kernels.step) ----
+    mass: np.ndarray  # (W, nv, nv) M + armature + dt * damping, then its Cholesky factor
+    minv: np.ndarray  # (W, nv, nv) its inverse: the response of every generalized impulse
+    gen: np.ndarray  # (W, nv) generalized forces
+    gvel: np.ndarray  # (W, nv) generalized velocity being solved
+    gvel_start: np.ndarray  # (W, nv) at the start of the step
+    gvel_pos: np.ndarray  # (W, nv) after the position iterations (drives the position update)
+    wrench: np.ndarray  # (W, n, 6) applied [force; torque] at link COMs, world
+    dof_lambda: np.ndarray  # (W, 4, n_dofs) accumulated impulses: drive, friction, lower limit, upper limit
+    drive_coef: np.ndarray  # (W, 4, n_dofs) implicit drive: velocity gain, constant, impulse gain, max impulse
+    limit_err: np.ndarray  # (W, 2, n_dofs) distance to the lower and upper limit at the step start
+    row_j: np.ndarray  # (W, rows, nv) coupling rows (tendons, mimic joints, loop joints): velocity Jacobian
+    row_w: np.ndarray  # (W, rows, nv) velocity change per unit impulse
+    row_r: np.ndarray  # (W, rows) response J M^-1 J^T
+    row_err: np.ndarray  # (W, rows) position error at the step start
+    row_lambda: np.ndarray  # (W, rows, 2) accumulated impulses (spring, limit)
+    row_coef: np.ndarray  # (W, rows, 4) per-row coefficients
+    point_jac: np.ndarray  # (W, 12, nv) scratch: point Jacobians of both sides of a loop joint
+    tau: np.ndarray  # (W, n_dofs) scratch joint forces
+    rk: np.ndarray  # (W, 10, nv) RK4: stage velocities, stage accelerations, mean velocity, new velocity
 
 
 def zeros_state(model: Model, worlds: int) -> State:
@@ -95,8 +115,14 @@ def zeros_control(model: Model, worlds: int) -> Control:
                    np.zeros((worlds, model.n_links, 6)))
 
 
+def coupling_rows(model: Model) -> int:
+    """Rows of the coupling constraints: one per fixed tendon and mimic joint, six per loop joint."""
+    return len(model.tendon_params) + len(model.mimic_follower) + 6 * len(model.loop_links)
+
+
 def workspace(model: Model, worlds: int) -> Workspace:
     n, nd = model.n_links, model.n_dofs
+    nv, rows = model.n_root + nd, coupling_rows(model)
     return Workspace(
         rel_rot=np.zeros((worlds, n, 3, 3)), rel_pos=np.zeros((worlds, n, 3)),
         rot=np.zeros((worlds, n, 3, 3)), pos=np.zeros((worlds, n, 3)), motion=np.zeros((worlds, nd, 6)),
@@ -107,6 +133,13 @@ def workspace(model: Model, worlds: int) -> Workspace:
         art_inertia=np.zeros((worlds, n, 6, 6)), art_bias=np.zeros((worlds, n, 6)),
         dof_u=np.zeros((worlds, nd, 6)), dof_inv=np.zeros((worlds, n, 3, 3)), dof_bias=np.zeros((worlds, nd)),
         mat6=np.zeros((worlds, 6, 6)), vec6=np.zeros((worlds, 3, 6)),
+        mass=np.zeros((worlds, nv, nv)), minv=np.zeros((worlds, nv, nv)), gen=np.zeros((worlds, nv)),
+        gvel=np.zeros((worlds, nv)), gvel_start=np.zeros((worlds, nv)), gvel_pos=np.zeros((worlds, nv)),
+        wrench=np.zeros((worlds, n, 6)), dof_lambda=np.zeros((worlds, 4, nd)), drive_coef=np.zeros((worlds, 4, nd)),
+        limit_err=np.zeros((worlds, 2, nd)), row_j=np.zeros((worlds, rows, nv)), row_w=np.zeros((worlds, rows, nv)),
+        row_r=np.zeros((worlds, rows)), row_err=np.zeros((worlds, rows)), row_lambda=np.zeros((worlds, rows, 2)),
+        row_coef=np.zeros((worlds, rows, 4)), point_jac=np.zeros((worlds, 12, nv)),
+        tau=np.zeros((worlds, nd)), rk=np.zeros((worlds, 10, nv)),
     )
 
 

@@ -13,6 +13,7 @@ from .crba import crba
 from .jacobian import link_jacobians
 from .kinematics import com_accelerations, com_velocities, link_poses
 from .rnea import rnea
+from .step import step_world
 
 
 @njit(cache=True)
@@ -105,3 +106,23 @@ def _forward_dynamics_par(m, st, ws, tau, wrench, use_wrench, gravity, out):
 @njit(cache=True)
 def forward_dynamics_all(mb, sb, wb, tau, wrench, use_wrench, gravity, out):
     _forward_dynamics_par(mb.value, sb.value, wb.value, tau, wrench, use_wrench, gravity, out)
+
+
+@njit(cache=True)
+def step_one(mb, sb, tb, cb, wb, w, dt, steps, rk4):
+    m, st, stage, ctl, ws = mb.value, sb.value, tb.value, cb.value, wb.value
+    for _ in range(steps):
+        step_world(m, st, stage, ctl, ws, w, dt, rk4)
+
+
+@njit(cache=True, parallel=True)
+def _step_par(m, st, stage, ctl, ws, dt, steps, rk4):
+    for w in prange(st.q.shape[0]):
+        for _ in range(steps):
+            step_world(m, st, stage, ctl, ws, w, dt, rk4)
+
+
+@njit(cache=True)
+def step_all(mb, sb, tb, cb, wb, dt, steps, rk4):
+    """Advance every world by `steps` steps of dt (worlds in parallel); tb: scratch stage state (RK4)."""
+    _step_par(mb.value, sb.value, tb.value, cb.value, wb.value, dt, steps, rk4)

@@ -1,0 +1,255 @@
+"""Stepping: the seeds' scenarios and analytic solutions (semi-implicit Euler, PhysX-style PGS rows)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from builders import apply, body, joint, new_stage, root_api, set_attr
+from pxr import Gf, UsdPhysics
+
+import usdart
+from usdart import CacheFlag
+from usdart.importer.frames import quat_to_matrix
+
+ROOT = Path(__file__).parent.parent
+DEG = math.pi / 180.0
+
+
+def wheel(gravity=False, inertia=0.5, mass=2.0, d=0.0, **drive):
+    """A body on a revolute joint about Z at the world origin; COM at distance d along +X."""
+    st = new_stage()
+    scene = UsdPhysics.Scene.Get(st, "/World/scene")
+    scene.CreateGravityDirectionAttr(Gf.Vec3f(0, -1, 0))
+    scene.CreateGravityMagnitudeAttr(10.0 if gravity else 0.0)
+    body(st, "/World/base", mass=1.0)
+    b = body(st, "/World/wheel", pos=(d, 0, 0), mass=mass, inertia=(inertia, inertia, inertia))
+    joint(st, "/World/fix", None, "/World/base", kind="fixed")
+    root_api(st, "/World/fix")
+    j = joint(st, "/World/hinge", "/World/base", "/World/wheel", axis="Z", lp1=(-d, 0, 0))
+    if drive:
+        api = UsdPhysics.DriveAPI.Apply(j, "angular")
+        api.CreateTypeAttr(drive.get("type", "force"))
+        api.CreateStiffnessAttr(drive.get("stiffness", 0.0) * DEG)  # USD: per degree
+        api.CreateDampingAttr(drive.get("damping", 0.0) * DEG)
+        api.CreateMaxForceAttr(drive.get("max_force", 1e9))
+        api.CreateTargetPositionAttr(drive.get("target_position", 0.0) / DEG)
+        api.CreateTargetVelocityAttr(drive.get("target_velocity", 0.0) / DEG)
+    return st, b, j
+
+
+def articulation(stage):
+    return usdart.load(stage).articulations[0]
+
+
+def test_gear_mimic_joint_keeps_the_ratio():
+    scene = usdart.load(ROOT / "sample_stages/gear.usda")
+    gear = scene.articulations[0]
+    worst = 0.0
+    for _ in range(120):
+        scene.step()
+        q0, q1 = gear.state.q[0]
+        worst = max(worst, abs(q0 + 5.0 * q1))
+    assert worst < 1e-3
+    qd0, qd1 = gear.state.qd[0]
+    assert abs(qd0) > 1.0 and qd1 == pytest.approx(-qd0 / 5.0, rel=1e-6)  # both turn, 5:1
+
+
+def test_gravity_compensation_holds_a_pendulum():
+    st, _, _ = wheel(gravity=True, d=1.0)
+    pend = articulation(st)
+    cache = pend.create_cache()
+    cache.joint_position[0] = math.pi / 2
+    cache.joint_velocity[0] = 0.0
+    pend.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    cache.joint_force[:] = pend.compute_generalized_gravity_force(cache)
+    pend.apply_cache(cache, CacheFlag.FORCE)
+    pend.step(1 / 60, 60)
+    assert pend.state.q[0, 0] == pytest.approx(math.pi / 2, abs=1e-9)
+    assert pend.state.qd[0, 0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_double_pendulum_with_centrifugal_torque_keeps_joint_zero_speed():
+    from test_inverse_dynamics_seed import double_pendulum
+    art = double_pendulum(1.0)
+    cache = art.create_cache()
+    cache.joint_position[:] = [0.0, math.pi / 2]
+    cache.joint_velocity[:] = [1.0, 0.0]
+    art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    centrifugal = art.compute_coriolis_compensation(cache)
+    cache.joint_force[:] = art.compute_generalized_gravity_force(cache) + centrifugal
+    art.apply_cache(cache, CacheFlag.FORCE)
+    art.step(1 / 60)
+    art.copy_internal_state_to_cache(cache, CacheFlag.VELOCITY)
+    assert cache.joint_velocity[0] == pytest.approx(1.0, abs=1e-9)
+    assert cache.joint_velocity[1] == pytest.approx(0.0, abs=1e-9)
+
+
+def _loop_gap(art):
+    m = art.model
+    T = art.link_transforms()
+    ends = []
+    for side in range(2):
+        link, F = m.loop_links[0, side], m.loop_frames[0, side]
+        ends.append(F[:3, 3] if link < 0 else T[link, :3] + quat_to_matrix(T[link, 3:]) @ F[:3, 3])
+    return float(np.linalg.norm(ends[0] - ends[1]))
+
+
+@pytest.mark.parametrize("shake", [0.0, 1.0])
+def test_four_body_loop_stays_closed_while_falling(shake):
+    scene = usdart.load(ROOT / "sample_stages/square_loop.usda")
+    loop = scene.articulations[0]
+    edge = float(np.linalg.norm(loop.link_transforms()[1, :3] - loop.link_transforms()[0, :3]))
+    loop.state.qd[0] = shake * np.array([1.0, -0.7, 0.4])  # flex the square (0: the seed's plain fall)
+    loop.state.root_vel[0, 3:] = shake * np.array([0.0, 0.0, 0.3])
+    start_height = loop.link_transforms()[0, 2]
+    for _ in range(120):  # 2 s at 60 Hz
+        scene.step()
+        assert _loop_gap(loop) < 1e-3 * edge
+    assert loop.link_transforms()[0, 2] < start_height - 15.0  # it did fall (g t^2 / 2 = 19.6 m)
+
+
+def test_floating_body_moves_with_its_initial_velocity():
+    scene = usdart.load(ROOT / "sample_stages/floating_body.usda")
+    b = scene.articulations[0]
+    p0, v0 = b.link_transforms()[0, :3].copy(), b.state.root_vel[0].copy()
+    com0 = p0 + quat_to_matrix(b.link_transforms()[0, 3:]) @ b.model.com[0]
+    n, dt = 60, scene.time_step
+    scene.step(n)
+    pose = b.link_transforms()[0]
+    com = pose[:3] + quat_to_matrix(pose[3:]) @ b.model.com[0]
+    # semi-implicit Euler: x_n = x_0 + v_0 t + g dt^2 n (n + 1) / 2 (exact for constant gravity)
+    np.testing.assert_allclose(com, com0 + v0[:3] * n * dt + scene.gravity * dt * dt * n * (n + 1) / 2, atol=1e-9)
+    np.testing.assert_allclose(b.state.root_vel[0, :3], v0[:3] + scene.gravity * n * dt, atol=1e-9)
+    assert scene.time == pytest.approx(n * dt)
+
+
+def test_small_angle_pendulum_period():
+    d, mass, inertia = 1.0, 2.0, 0.5
+    st, _, _ = wheel(gravity=True, d=d, mass=mass, inertia=inertia)
+    pend = articulation(st)
+    # hanging down is q = -pi/2 (COM at -Y); start 0.05 rad away
+    pend.state.q[0, 0] = -math.pi / 2 + 0.05
+    dt, crossings, previous = 1e-3, [], pend.state.q[0, 0] + math.pi / 2
+    for step in range(1, 8001):
+        pend.step(dt)
+        angle = pend.state.q[0, 0] + math.pi / 2
+        if previous > 0 >= angle:
+            crossings.append(step * dt - dt * angle / (angle - previous))
+        previous = angle
+    period = np.mean(np.diff(crossings))
+    expected = 2 * math.pi * math.sqrt((inertia + mass * d * d) / (mass * 10.0 * d))
+    assert period == pytest.approx(expected, rel=5e-3)
+
+
+@pytest.mark.parametrize("integrator,bound", [("rk4", 0.01), ("euler", 0.05)])
+def test_double_pendulum_energy_drift(integrator, bound):
+    """Frictionless, undriven, chaotic double pendulum for 10 s at 1 kHz. Energy is measured from the
+    hanging rest pose; RK4 keeps it within 1 %, semi-implicit Euler (Coriolis terms explicit, as in
+    PhysX and MuJoCo's Euler) drifts by a few percent on this violent motion."""
+    from test_inverse_dynamics_seed import double_pendulum
+    art = double_pendulum(1.0)  # gravity 10 along -Y, links along +Y at q = 0
+    art.integrator = integrator
+    cache = art.create_cache()
+    cache.joint_position[:] = [1.0, -0.5]
+    art.apply_cache(cache, CacheFlag.POSITION)
+    masses = art.model.mass
+
+    def energy():
+        art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+        kinetic = 0.5 * cache.joint_velocity @ art.compute_generalized_mass_matrix(cache) @ cache.joint_velocity
+        heights = art.link_transforms()[:, 1]  # COMs sit at the link origins here
+        return kinetic + 10.0 * float(np.dot(masses, heights))
+
+    rest = 10.0 * float(np.dot(masses, [0.0, -1.0, -2.0]))
+    e0 = energy()
+    drift = 0.0
+    for _ in range(100):
+        art.step(1e-3, 100)
+        drift = max(drift, abs(energy() - e0))
+    assert drift < bound * (e0 - rest)
+
+
+def test_damping_only_drive_reaches_the_target_velocity():
+    st, _, _ = wheel(damping=10.0, target_velocity=2.0)
+    art = articulation(st)
+    art.step(1e-3, 2000)
+    assert art.state.qd[0, 0] == pytest.approx(2.0, abs=1e-6)
+
+
+def test_critically_damped_drive_settles_without_overshoot():
+    inertia = 0.5
+    stiffness = 50.0
+    damping = 2 * math.sqrt(stiffness * inertia)
+    st, _, _ = wheel(inertia=inertia, stiffness=stiffness, damping=damping, target_position=1.0)
+    art = articulation(st)
+    peak = 0.0
+    for _ in range(3000):
+        art.step(1e-3)
+        peak = max(peak, art.state.q[0, 0])
+    assert peak <= 1.0 + 1e-6  # an underdamped drive would overshoot by percents
+    assert art.state.q[0, 0] == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("static,moves", [(25.0, False), (15.0, True)])
+def test_static_friction_holds_below_and_slides_above(static, moves):
+    """A horizontal pendulum pulls with m g d = 20 N m."""
+    st, _, j = wheel(gravity=True, d=1.0)
+    apply(j, "PhysxJointAxisAPI:angular")
+    set_attr(j, "physxJointAxis:angular:staticFrictionEffort", static)
+    set_attr(j, "physxJointAxis:angular:dynamicFrictionEffort", 10.0)
+    art = articulation(st)
+    art.step(1e-3, 500)
+    if moves:
+        # sliding: gravity torque 20 (nearly constant near horizontal) minus dynamic friction 10
+        expected = -0.5 * (20.0 - 10.0) / (0.5 + 2.0) * 0.5 ** 2
+        assert art.state.q[0, 0] == pytest.approx(expected, rel=0.05)
+    else:
+        assert art.state.q[0, 0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_envelope_caps_the_speed_at_max_actuator_velocity():
+    st, _, j = wheel(damping=1e4, target_velocity=100.0, max_force=50.0)
+    apply(j, "PhysxDrivePerformanceEnvelopeAPI:angular")
+    set_attr(j, "physxDrivePerformanceEnvelope:angular:maxActuatorVelocity", 5.0 / DEG)
+    art = articulation(st)
+    art.step(1e-3, 1000)
+    assert art.state.qd[0, 0] == pytest.approx(5.0, rel=1e-6)
+
+
+def test_envelope_torque_falls_along_the_resistance_line():
+    """|tau| <= 10 - 1 * |v|: from rest the wheel follows dv/dt = (10 - v) / I."""
+    inertia = 0.5
+    st, _, j = wheel(inertia=inertia, damping=1e4, target_velocity=100.0, max_force=10.0)
+    apply(j, "PhysxDrivePerformanceEnvelopeAPI:angular")
+    set_attr(j, "physxDrivePerformanceEnvelope:angular:velocityDependentResistance", 1.0 * DEG)  # per degree/s
+    art = articulation(st)
+    art.step(1e-3, 1000)
+    expected = 10.0 * (1.0 - math.exp(-1.0 / inertia))
+    assert art.state.qd[0, 0] == pytest.approx(expected, rel=1e-2)
+
+
+def test_stiff_drives_and_large_mass_ratios_stay_stable():
+    st = new_stage()
+    body(st, "/World/base", mass=1.0)
+    joint(st, "/World/fix", None, "/World/base", kind="fixed")
+    root_api(st, "/World/fix")
+    parent = "/World/base"
+    for i, mass in enumerate([1000.0, 1.0, 1000.0, 1.0]):  # 1:1000 along the chain
+        path = f"/World/l{i}"
+        body(st, path, pos=(i + 1.0, 0, 0), mass=mass, inertia=(mass * 0.1,) * 3)
+        j = joint(st, f"/World/j{i}", parent, path, axis="Y", lp0=(0.5, 0, 0) if i else (1.0, 0, 0), lp1=(-0.5, 0, 0))
+        api = UsdPhysics.DriveAPI.Apply(j, "angular")
+        api.CreateStiffnessAttr(1e6 * DEG)  # 1e6 N m/rad
+        api.CreateDampingAttr(1e3 * DEG)
+        api.CreateMaxForceAttr(1e12)
+        api.CreateTargetPositionAttr(20.0)
+        parent = path
+    art = articulation(st)
+    art.step(1 / 60, 1800)  # 30 s: the lightly damped heavy links ring down
+    assert np.all(np.isfinite(art.state.q)) and np.all(np.abs(art.state.qd) < 1e-6)
+    # static equilibrium: each drive's spring balances gravity, k (target - q) = G(q)
+    cache = art.create_cache()
+    gravity = art.compute_generalized_gravity_force(cache)
+    np.testing.assert_allclose(1e6 * (20 * DEG - cache.joint_position), gravity, rtol=1e-3)
