@@ -253,3 +253,33 @@ def test_stiff_drives_and_large_mass_ratios_stay_stable():
     cache = art.create_cache()
     gravity = art.compute_generalized_gravity_force(cache)
     np.testing.assert_allclose(1e6 * (20 * DEG - cache.joint_position), gravity, rtol=1e-3)
+
+
+@pytest.mark.parametrize("as_force", [True, False])
+def test_drive_max_force_as_force_or_impulse(as_force):
+    """Saturated drive: the step's velocity change is maxForce dt / I (force) or maxForce / I (impulse)."""
+    inertia, max_force, dt = 0.5, 2.0, 0.01
+    st, _, _ = wheel(inertia=inertia, stiffness=1e6, target_position=10.0, max_force=max_force)
+    art = articulation(st)
+    art.drive_limits_are_forces = as_force
+    art.step(dt)
+    expected = max_force * (dt if as_force else 1.0) / inertia
+    assert art.state.qd[0, 0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_scene_drive_targets_and_worlds():
+    """Three worlds with different targets step in parallel exactly as three single runs."""
+    st, _, _ = wheel(inertia=0.5, stiffness=20.0, damping=3.0)
+    targets = [0.3, -0.7, 1.2]
+    scene = usdart.load(st, worlds=3)
+    for w, target in enumerate(targets):
+        scene.set_drive_target("/World/hinge", position=target, world=w)
+    scene.step(200)
+    for w, target in enumerate(targets):
+        single = usdart.load(st)
+        single.set_drive_target("/World/hinge", position=target)
+        single.step(200)
+        assert scene.articulations[0].state.q[w, 0] == single.articulations[0].state.q[0, 0]
+        assert scene.articulations[0].state.q[w, 0] == pytest.approx(target, abs=1e-3)
+    with pytest.raises(usdart.UsdartError, match="not a DOF"):
+        scene.set_drive_target("/World/nothing", position=0.0)

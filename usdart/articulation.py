@@ -131,6 +131,16 @@ class Articulation(InverseDynamicsMixin):
         else:
             step_all(*boxes, float(dt), int(steps), rk4)
 
+    @property
+    def drive_limits_are_forces(self) -> bool:
+        """PhysX's DRIVE_LIMITS_ARE_FORCES flag: drive maxForce is a force (True, the default) or an
+        impulse per step (False)."""
+        return bool(self.model.drive_limits_are_forces[0])
+
+    @drive_limits_are_forces.setter
+    def drive_limits_are_forces(self, value: bool) -> None:
+        self.model.drive_limits_are_forces[0] = bool(value)
+
     def dof_index(self, dof) -> int:
         """Low-level index of a DOF given by index, DOF name, or joint path (single-DOF joints)."""
         if isinstance(dof, (int, np.integer)):

@@ -95,6 +95,7 @@ class Model(NamedTuple):
     loop_links: np.ndarray  # (n_loops, 2) link indices, -1 for the world
     loop_frames: np.ndarray  # (n_loops, 2, 4, 4) joint frame on each side (link frame, or world)
     loop_locked: np.ndarray  # (n_loops, 6) bool: constrained [x, y, z, rotX, rotY, rotZ] of the joint frame
+    drive_limits_are_forces: np.ndarray  # (1,) bool: maxForce is a force (PhysX's default flag) or an impulse
     position_iterations: int
     velocity_iterations: int
 
@@ -234,6 +235,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         loop_links=np.array([[side(j.body0), side(j.body1)] for j in loops], np.int64).reshape(len(loops), 2),
         loop_frames=np.array([[pose_matrix(j.frame0), pose_matrix(j.frame1)] for j in loops], float).reshape(len(loops), 2, 4, 4),
         loop_locked=np.array([_locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
+        drive_limits_are_forces=np.ones(1, bool),
         position_iterations=int(desc.solver_position_iterations),
         velocity_iterations=int(desc.solver_velocity_iterations),
     )

@@ -45,6 +45,16 @@ class Scene:
             art.step(self.time_step, n)
         self.time += n * self.time_step
 
+    def set_drive_target(self, dof: str, position: float | None = None, velocity: float | None = None,
+                         world: int | None = None) -> None:
+        """Drive targets (SI, radians) of the DOF named `dof` (joint path, or `<joint>:rotX` ...), in one
+        world or all."""
+        for art in self.articulations:
+            if str(dof) in art.dof_names:
+                art.set_drive_target(dof, position, velocity, world)
+                return
+        raise UsdartError(f"{dof}: not a DOF of any articulation on this stage")
+
     def body_transform(self, path: str, world: int = 0) -> np.ndarray:
         """World pose [x, y, z, qw, qx, qy, qz] of a free rigid body's frame."""
         if str(path) not in self._free:

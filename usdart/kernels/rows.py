@@ -43,7 +43,8 @@ def setup_dof_rows(m, st, ctl, ws, w, dt):
         ws.drive_coef[w, 0, k] = -x * a * kappa
         ws.drive_coef[w, 1, k] = x * dt * kd * ctl.target_velocity[w, k] * kappa + beta * error
         ws.drive_coef[w, 2, k] = 1.0 - x
-        ws.drive_coef[w, 3, k] = m.drive_max_force[k] * dt  # maxForce is a force (PhysX DRIVE_LIMITS_ARE_FORCES)
+        # bound on the step's drive impulse: maxForce * dt, or maxForce itself when it is an impulse
+        ws.drive_coef[w, 3, k] = m.drive_max_force[k] * (dt if m.drive_limits_are_forces[0] else 1.0)
 
 
 @njit(cache=True, _nrt=False)
