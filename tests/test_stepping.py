@@ -283,3 +283,31 @@ def test_scene_drive_targets_and_worlds():
         assert scene.articulations[0].state.q[w, 0] == pytest.approx(target, abs=1e-3)
     with pytest.raises(usdart.UsdartError, match="not a DOF"):
         scene.set_drive_target("/World/nothing", position=0.0)
+
+
+def test_fixed_tendon_is_a_spring_between_its_joints():
+    """L = q1 - q2 with stiffness k: the relative angle oscillates at sqrt(2 k / I) (equal wheels)."""
+    from usdart.authoring import TendonJoint, add_fixed_tendon
+    st = new_stage()
+    UsdPhysics.Scene.Get(st, "/World/scene").CreateGravityMagnitudeAttr(0.0)
+    body(st, "/World/base", mass=1.0)
+    joint(st, "/World/fix", None, "/World/base", kind="fixed")
+    root_api(st, "/World/fix")
+    inertia, k = 0.5, 8.0
+    hinges = []
+    for i in (1, 2):
+        body(st, f"/World/w{i}", pos=(i, 0, 0), mass=1.0, inertia=(inertia,) * 3)
+        hinges.append(joint(st, f"/World/h{i}", "/World/base", f"/World/w{i}", axis="Z", lp0=(i, 0, 0)))
+    add_fixed_tendon("spring", TendonJoint(hinges[0], 1.0, 1.0), [TendonJoint(hinges[1], -1.0, -1.0)], stiffness=k)
+    art = articulation(st)
+    art.state.q[0] = [0.1, -0.1]
+    dt, crossings, previous = 1e-3, [], 0.2
+    for step in range(1, 3001):
+        art.step(dt)
+        rel = art.state.q[0, 0] - art.state.q[0, 1]
+        if previous > 0 >= rel:
+            crossings.append(step * dt)
+        previous = rel
+    period = np.mean(np.diff(crossings))  # falling zero crossings are one period apart
+    assert period == pytest.approx(2 * math.pi / math.sqrt(2 * k / inertia), rel=5e-3)
+    assert art.state.q[0].sum() == pytest.approx(0.0, abs=1e-12)  # internal: total momentum stays zero
