@@ -311,3 +311,25 @@ def test_fixed_tendon_is_a_spring_between_its_joints():
     period = np.mean(np.diff(crossings))  # falling zero crossings are one period apart
     assert period == pytest.approx(2 * math.pi / math.sqrt(2 * k / inertia), rel=5e-3)
     assert art.state.q[0].sum() == pytest.approx(0.0, abs=1e-12)  # internal: total momentum stays zero
+
+
+def test_spatial_tendon_is_a_spring_along_its_path():
+    """A wheel (I about Z) tied by a spatial tendon from a point far up the Y axis to a point at radius rho
+    on the wheel: small oscillations at sqrt(k / I) * D rho / sqrt(rho^2 + D^2) (rest length = start)."""
+    from usdart.authoring import add_spatial_tendon_leaf, add_spatial_tendon_root
+    inertia, k, rho, far = 0.5, 40.0, 0.3, 5.0
+    st, wheel_prim, _ = wheel(inertia=inertia)
+    base = st.GetPrimAtPath("/World/base")
+    add_spatial_tendon_root(base, "cable", (0.0, far, 0.0), stiffness=k)
+    add_spatial_tendon_leaf(wheel_prim, "end", base, "cable", (rho, 0.0, 0.0))
+    art = articulation(st)
+    art.state.q[0, 0] = 0.02
+    dt, crossings, previous = 1e-3, [], 0.02
+    for step in range(1, 4001):
+        art.step(dt)
+        q = art.state.q[0, 0]
+        if previous > 0 >= q:
+            crossings.append(step * dt)
+        previous = q
+    omega = math.sqrt(k / inertia) * far * rho / math.hypot(rho, far)
+    assert np.mean(np.diff(crossings)) == pytest.approx(2 * math.pi / omega, rel=5e-3)

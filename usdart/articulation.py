@@ -6,7 +6,7 @@ import numpy as np
 from .cache import ArticulationCache, CacheFlag
 from .errors import UsdartError
 from .importer.description import AXIS_ORDER, ArticulationDesc
-from .importer.frames import matrix_to_quat
+from .importer.frames import matrix_to_quat, quat_to_matrix
 from .inverse_dynamics import InverseDynamicsMixin
 from .kernels.box import box
 from .kernels.entry import link_motion_one, poses_one, step_all, step_one
@@ -43,6 +43,7 @@ class Articulation(InverseDynamicsMixin):
         self._control_box, self._work_box = box(self.control), box(self.work)
         for w in range(self.worlds):
             poses_one(self._model_box, self._state_box, self._work_box, w)
+        self._measure_rest_lengths()
         self._maximal_index = np.array([(link - 1) * 6 + AXIS_ORDER.index(d.axis)
                                         for link, d in zip(self.model.dof_link, desc.dofs)], dtype=np.int64)
 
@@ -111,6 +112,16 @@ class Articulation(InverseDynamicsMixin):
         out[:, :3] = self.work.pos[world]
         out[:, 3:] = [matrix_to_quat(R) for R in self.work.rot[world]]
         return out
+
+    def _measure_rest_lengths(self) -> None:
+        """Spatial sub-tendons without an authored rest length keep the length they start with."""
+        m = self.model
+        T = self.link_transforms()
+        for s in np.flatnonzero(np.isnan(m.spatial_params[:, 4])):
+            ids = range(m.spatial_start[s], m.spatial_start[s + 1])
+            points = [T[m.spatial_link[p], :3] + quat_to_matrix(T[m.spatial_link[p], 3:]) @ m.spatial_point[p] for p in ids]
+            m.spatial_params[s, 4] = m.spatial_params[s, 3] + sum(
+                m.spatial_gearing[p] * np.linalg.norm(points[i] - points[i + 1]) for i, p in enumerate(list(ids)[1:]))
 
     def _check_world(self, world: int) -> None:
         if not 0 <= world < self.worlds:

@@ -92,6 +92,11 @@ class Model(NamedTuple):
     tendon_gearing: np.ndarray  # length per unit joint position
     tendon_force_coefficient: np.ndarray  # share of the tendon force applied to the axis
     tendon_params: np.ndarray  # (n_tendons, 7) stiffness, damping, limit stiffness, offset, rest, lower, upper
+    spatial_start: np.ndarray  # (n_sub + 1,) spatial sub-tendons (root -> leaf): points spatial_start[s]:[s+1]
+    spatial_link: np.ndarray  # (n_points,) link carrying each attachment point
+    spatial_point: np.ndarray  # (n_points, 3) in the link frame
+    spatial_gearing: np.ndarray  # (n_points,) gearing of the segment ending at the point
+    spatial_params: np.ndarray  # (n_sub, 7) like tendon_params; offset already times the root gearing
     loop_links: np.ndarray  # (n_loops, 2) link indices, -1 for the world
     loop_frames: np.ndarray  # (n_loops, 2, 4, 4) joint frame on each side (link frame, or world)
     loop_locked: np.ndarray  # (n_loops, 6) bool: constrained [x, y, z, rotX, rotY, rotZ] of the joint frame
@@ -232,6 +237,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         tendon_force_coefficient=np.array([a.force_coefficient for _, a in tendon_axes], float),
         tendon_params=np.array([[t.stiffness, t.damping, t.limit_stiffness, t.offset, t.rest_length, t.lower_limit,
                                  t.upper_limit] for t in tendons], float).reshape(len(tendons), 7),
+        **_spatial_tendons(desc, link_index),
         loop_links=np.array([[side(j.body0), side(j.body1)] for j in loops], np.int64).reshape(len(loops), 2),
         loop_frames=np.array([[pose_matrix(j.frame0), pose_matrix(j.frame1)] for j in loops], float).reshape(len(loops), 2, 4, 4),
         loop_locked=np.array([_locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
@@ -239,6 +245,32 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         position_iterations=int(desc.solver_position_iterations),
         velocity_iterations=int(desc.solver_velocity_iterations),
     )
+
+
+def _spatial_tendons(desc: ArticulationDesc, link_index: dict) -> dict:
+    """One chain of attachment points per leaf (root first); rest length NaN = measured at the start."""
+    start, links, points, gearings, params = [0], [], [], [], []
+    for tendon in desc.spatial_tendons:
+        if not tendon.enabled:
+            continue
+        for att in tendon.attachments:
+            if not att.leaf:
+                continue
+            chain = [att]
+            while chain[-1].parent >= 0:
+                chain.append(tendon.attachments[chain[-1].parent])
+            chain.reverse()
+            for a in chain:
+                links.append(link_index[a.link])
+                points.append(a.local_position)
+                gearings.append(a.gearing)
+            start.append(len(links))
+            rest = att.rest_length if np.isfinite(att.rest_length) and att.rest_length >= 0 else np.nan
+            params.append([tendon.stiffness, tendon.damping, tendon.limit_stiffness, tendon.offset * chain[0].gearing,
+                           rest, att.lower_limit, att.upper_limit])
+    return dict(spatial_start=np.array(start, np.int64), spatial_link=np.array(links, np.int64),
+                spatial_point=np.array(points, float).reshape(len(links), 3),
+                spatial_gearing=np.array(gearings, float), spatial_params=np.array(params, float).reshape(-1, 7))
 
 
 def _locked_axes(joint) -> list[bool]:

@@ -116,8 +116,9 @@ def zeros_control(model: Model, worlds: int) -> Control:
 
 
 def coupling_rows(model: Model) -> int:
-    """Rows of the coupling constraints: one per fixed tendon and mimic joint, six per loop joint."""
-    return len(model.tendon_params) + len(model.mimic_follower) + 6 * len(model.loop_links)
+    """Rows of the coupling constraints: one per spatial sub-tendon, fixed tendon and mimic joint, six per
+    loop joint."""
+    return len(model.spatial_params) + len(model.tendon_params) + len(model.mimic_follower) + 6 * len(model.loop_links)
 
 
 def workspace(model: Model, worlds: int) -> Workspace:

@@ -2,8 +2,8 @@
 
 Each row has the exact response r = J M'^-1 J^T of the whole articulation (for a DOF, PhysX's r is
 (M'^-1)_kk) and moves ws.gvel by M'^-1 J^T times its impulse. Per DOF: the implicit drive (maxForce or
-the performance envelope), friction, limits, the velocity limit; coupling rows: fixed tendons, mimic
-joints, loop-closing joints. Formulas: PhysX's PGS (reference §3-§8, seeds 003 and 004).
+the performance envelope), friction, limits, the velocity limit; coupling rows: spatial and fixed
+tendons, mimic joints, loop-closing joints. Formulas: PhysX's PGS (reference §3-§8, seeds 003 and 004).
 """
 from __future__ import annotations
 
@@ -201,6 +201,47 @@ def _finish_row(ws, w, row, nv):
 
 
 @njit(cache=True, _nrt=False)
+def _tendon_coefficients(ws, w, row, length, params, dt):
+    """Implicit spring of a tendon row (reference §7): length, velocity gain, spring and limit gains."""
+    stiffness, damping, limit_stiffness = params[0], params[1], params[2]
+    r = ws.row_r[w, row]
+    a = dt * (dt * stiffness + damping)
+    a2 = dt * (dt * limit_stiffness + damping)
+    ws.row_err[w, row] = length
+    ws.row_coef[w, row, 0] = -(1.0 / (1.0 + a * r)) * a if r > 0.0 else 0.0  # velocity multiplier
+    ws.row_coef[w, row, 1] = -stiffness * (1.0 / (1.0 + a * r)) * dt if r > 0.0 else 0.0  # per unit length error
+    ws.row_coef[w, row, 2] = 1.0 / (1.0 + a * r) if r > 0.0 else 0.0
+    ws.row_coef[w, row, 3] = 1.0 / (1.0 + a2 * r) if r > 0.0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _segment_row(m, ws, w, row, parent, child, nv):
+    """Add g d|x_parent - x_child|/d nu to row_j (g: the child point's gearing); returns the distance.
+
+    Unlike PhysX, which pushes only on the root and leaf links, the row acts along every segment: the
+    tendon's force is the gradient of its length, so intermediate attachments carry it too."""
+    jac = ws.point_jac[w]
+    xa, xb = ws.vec6[w, 1], ws.vec6[w, 2]
+    for side in range(2):
+        p = parent if side == 0 else child
+        link = m.spatial_link[p]
+        x = xa if side == 0 else xb
+        for a in range(3):
+            x[a] = ws.pos[w, link, a] + ws.rot[w, link, a, 0] * m.spatial_point[p, 0] \
+                + ws.rot[w, link, a, 1] * m.spatial_point[p, 1] + ws.rot[w, link, a, 2] * m.spatial_point[p, 2]
+        point_jacobian(m, ws, w, link, x[0], x[1], x[2], jac, 6 * side)
+    d0, d1, d2 = xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]
+    length = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    if length > 0.0:
+        g = m.spatial_gearing[child]
+        n0, n1, n2 = d0 / length, d1 / length, d2 / length
+        for c in range(nv):
+            ws.row_j[w, row, c] += g * (n0 * (jac[0, c] - jac[6, c]) + n1 * (jac[1, c] - jac[7, c])
+                                        + n2 * (jac[2, c] - jac[8, c]))
+    return length
+
+
+@njit(cache=True, _nrt=False)
 def setup_coupling_rows(m, st, ws, w, dt):
     nr = m.n_root
     nv = nr + m.n_dofs
@@ -210,6 +251,16 @@ def setup_coupling_rows(m, st, ws, w, dt):
             ws.row_j[w, a, b] = 0.0
             ws.row_w[w, a, b] = 0.0
         ws.row_r[w, a] = 0.0
+    # spatial sub-tendons: u = offset + sum g_j |x_parent - x_j| along the root -> leaf chain
+    for s in range(m.spatial_params.shape[0]):
+        length = m.spatial_params[s, 3]
+        for p in range(m.spatial_start[s] + 1, m.spatial_start[s + 1]):
+            length += m.spatial_gearing[p] * _segment_row(m, ws, w, row, p - 1, p, nv)
+        for a in range(nv):
+            ws.row_w[w, row, a] = ws.row_j[w, row, a]
+        _finish_row(ws, w, row, nv)
+        _tendon_coefficients(ws, w, row, length, m.spatial_params[s], dt)
+        row += 1
     # fixed tendons: length L = sum g_i q_i + offset, force shared by the force coefficients
     for t in range(m.tendon_params.shape[0]):
         length = m.tendon_params[t, 3]
@@ -219,17 +270,7 @@ def setup_coupling_rows(m, st, ws, w, dt):
             ws.row_j[w, row, nr + k] += m.tendon_gearing[e]
             ws.row_w[w, row, nr + k] += m.tendon_force_coefficient[e]
         _finish_row(ws, w, row, nv)
-        ws.row_err[w, row] = length
-        stiffness, damping, limit_stiffness = m.tendon_params[t, 0], m.tendon_params[t, 1], m.tendon_params[t, 2]
-        r = ws.row_r[w, row]
-        a = dt * (dt * stiffness + damping)
-        a2 = dt * (dt * limit_stiffness + damping)
-        x = 1.0 / (1.0 + a * r) if r > 0.0 else 0.0
-        x2 = 1.0 / (1.0 + a2 * r) if r > 0.0 else 0.0
-        ws.row_coef[w, row, 0] = -x * a  # velocity multiplier
-        ws.row_coef[w, row, 1] = -stiffness * x * dt  # spring bias per unit length error
-        ws.row_coef[w, row, 2] = x
-        ws.row_coef[w, row, 3] = x2
+        _tendon_coefficients(ws, w, row, length, m.tendon_params[t], dt)
         row += 1
     # mimic joints: q_f + G q_l + offset = 0
     for i in range(m.mimic_follower.shape[0]):
@@ -328,25 +369,35 @@ def _row_velocity(ws, w, row, nv):
 
 
 @njit(cache=True, _nrt=False)
+def _solve_tendon_row(ws, w, row, nv, params, dt):
+    """Spring toward the rest length plus a limit spring outside [lower, upper] (reference §7)."""
+    r = ws.row_r[w, row]
+    if r <= TINY_RESPONSE:
+        return 0.0
+    length = ws.row_err[w, row]
+    rest, lower, upper = params[4], params[5], params[6]
+    x, x2 = ws.row_coef[w, row, 2], ws.row_coef[w, row, 3]
+    lam, lam_limit = ws.row_lambda[w, row, 0], ws.row_lambda[w, row, 1]
+    rate = _row_velocity(ws, w, row, nv)
+    new = (1.0 - x) * lam + ws.row_coef[w, row, 0] * rate + ws.row_coef[w, row, 1] * (length - rest)
+    limit_error = length - lower if length < lower else (length - upper if length > upper else 0.0)
+    new_limit = (1.0 - x2) * lam_limit - params[2] * x2 * dt * limit_error
+    delta = (new - lam) + (new_limit - lam_limit)
+    ws.row_lambda[w, row, 0], ws.row_lambda[w, row, 1] = new, new_limit
+    _row_apply(ws, w, row, nv, delta)
+    return abs(delta) * r
+
+
+@njit(cache=True, _nrt=False)
 def solve_coupling_rows(m, ws, w, dt, velocity_iteration):
     nv = m.n_root + m.n_dofs
     largest = 0.0
     row = 0
+    for s in range(m.spatial_params.shape[0]):
+        largest = max(largest, _solve_tendon_row(ws, w, row, nv, m.spatial_params[s], dt))
+        row += 1
     for t in range(m.tendon_params.shape[0]):
-        r = ws.row_r[w, row]
-        if r > TINY_RESPONSE:
-            length = ws.row_err[w, row]
-            rest, lower, upper = m.tendon_params[t, 4], m.tendon_params[t, 5], m.tendon_params[t, 6]
-            x, x2 = ws.row_coef[w, row, 2], ws.row_coef[w, row, 3]
-            lam, lam_limit = ws.row_lambda[w, row, 0], ws.row_lambda[w, row, 1]
-            rate = _row_velocity(ws, w, row, nv)
-            new = (1.0 - x) * lam + ws.row_coef[w, row, 0] * rate + ws.row_coef[w, row, 1] * (length - rest)
-            limit_error = length - lower if length < lower else (length - upper if length > upper else 0.0)
-            new_limit = (1.0 - x2) * lam_limit - m.tendon_params[t, 2] * x2 * dt * limit_error
-            delta = (new - lam) + (new_limit - lam_limit)
-            ws.row_lambda[w, row, 0], ws.row_lambda[w, row, 1] = new, new_limit
-            _row_apply(ws, w, row, nv, delta)
-            largest = max(largest, abs(delta) * r)
+        largest = max(largest, _solve_tendon_row(ws, w, row, nv, m.tendon_params[t], dt))
         row += 1
     for i in range(m.mimic_follower.shape[0]):
         r = ws.row_r[w, row]
