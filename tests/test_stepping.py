@@ -247,6 +247,7 @@ def test_stiff_drives_and_large_mass_ratios_stay_stable():
         api.CreateTargetPositionAttr(20.0)
         parent = path
     art = articulation(st)
+    art.sleep_threshold = 0.0  # watch the ring-down to the end
     art.step(1 / 60, 1800)  # 30 s: the lightly damped heavy links ring down
     assert np.all(np.isfinite(art.state.q)) and np.all(np.abs(art.state.qd) < 1e-6)
     # static equilibrium: each drive's spring balances gravity, k (target - q) = G(q)
@@ -333,3 +334,18 @@ def test_spatial_tendon_is_a_spring_along_its_path():
         previous = q
     omega = math.sqrt(k / inertia) * far * rho / math.hypot(rho, far)
     assert np.mean(np.diff(crossings)) == pytest.approx(2 * math.pi / omega, rel=5e-3)
+
+
+def test_resting_articulation_sleeps_and_wakes_on_a_new_target():
+    st, _, _ = wheel(stiffness=50.0, damping=10.0, target_position=0.0)
+    art = articulation(st)
+    assert art.sleep_threshold == pytest.approx(5e-5)  # PhysxArticulationAPI's default
+    art.step(1 / 60, 30)  # 0.5 s at rest
+    assert art.asleep()
+    art.set_drive_target("/World/hinge", position=0.5)
+    assert not art.asleep()
+    art.step(1 / 60, 60)
+    assert art.state.q[0, 0] == pytest.approx(0.5, abs=0.05)  # moved after waking
+    art.sleep_threshold = 0.0
+    art.step(1 / 60, 600)
+    assert not art.asleep()  # never sleeps with a zero threshold

@@ -10,7 +10,7 @@ from .importer.frames import matrix_to_quat, quat_to_matrix
 from .inverse_dynamics import InverseDynamicsMixin
 from .kernels.box import box
 from .kernels.entry import link_motion_one, poses_one, step_all, step_one
-from .model import JOINT_SPHERICAL, build_model, structure_key
+from .model import JOINT_SPHERICAL, WAKE_TIME, build_model, structure_key
 from .state import (initial_state, sync_spherical_positions, sync_spherical_quaternions, workspace,
                     zeros_control, zeros_state)
 from .values import finite_vector, unit_quaternion
@@ -175,6 +175,28 @@ class Articulation(InverseDynamicsMixin):
                 if not np.isfinite(value):
                     raise UsdartError(f"{self.dof_names[k]}: drive target {value} is not finite")
                 target[worlds, k] = value
+        self.wake(world)
+
+    @property
+    def sleep_threshold(self) -> float:
+        """Mass-normalised kinetic energy (m^2/s^2) under which a world at rest for 0.4 s sleeps (0: never)."""
+        return float(self.model.sleep_threshold[0])
+
+    @sleep_threshold.setter
+    def sleep_threshold(self, value: float) -> None:
+        if not value >= 0:
+            raise UsdartError(f"{self.root_link}: sleep threshold must be >= 0, got {value}")
+        self.model.sleep_threshold[0] = value
+
+    def asleep(self, world: int = 0) -> bool:
+        self._check_world(world)
+        return bool(self.state.asleep[world])
+
+    def wake(self, world: int | None = None) -> None:
+        """Wake one world (or all): changing its state, targets or forces through the API does this."""
+        worlds = slice(None) if world is None else world
+        self.state.asleep[worlds] = False
+        self.state.wake_time[worlds] = WAKE_TIME
 
     # ---- the articulation cache ---------------------------------------------------------------------
     def create_cache(self) -> ArticulationCache:
@@ -284,6 +306,7 @@ class Articulation(InverseDynamicsMixin):
             ctl.link_wrench[world, :, 3:] = finite_vector(cache.link_torque, 3 * m.n_links, where, "link_torque").reshape(-1, 3)
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
             poses_one(self._model_box, self._state_box, self._work_box, world)
+        self.wake(world)
 
     def summary(self) -> dict:
         """Plain-data view (the `usdart inspect --json` entry)."""

@@ -30,6 +30,7 @@ from .importer.frames import pose_matrix, quat_to_matrix
 
 JOINT_FIXED, JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_SPHERICAL, JOINT_FREE = 0, 1, 2, 3, 4
 DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION = 0, 1, 2
+WAKE_TIME = 0.4  # seconds at rest before a world falls asleep (PhysX: 20 x 0.02 s)
 _UNIT = {"X": 0, "Y": 1, "Z": 2}
 
 
@@ -101,6 +102,7 @@ class Model(NamedTuple):
     loop_frames: np.ndarray  # (n_loops, 2, 4, 4) joint frame on each side (link frame, or world)
     loop_locked: np.ndarray  # (n_loops, 6) bool: constrained [x, y, z, rotX, rotY, rotZ] of the joint frame
     drive_limits_are_forces: np.ndarray  # (1,) bool: maxForce is a force (PhysX's default flag) or an impulse
+    sleep_threshold: np.ndarray  # (1,) mass-normalised kinetic energy (m^2/s^2) below which a world may sleep
     position_iterations: int
     velocity_iterations: int
 
@@ -242,6 +244,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         loop_frames=np.array([[pose_matrix(j.frame0), pose_matrix(j.frame1)] for j in loops], float).reshape(len(loops), 2, 4, 4),
         loop_locked=np.array([_locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
         drive_limits_are_forces=np.ones(1, bool),
+        sleep_threshold=np.array([desc.sleep_threshold], float),
         position_iterations=int(desc.solver_position_iterations),
         velocity_iterations=int(desc.solver_velocity_iterations),
     )

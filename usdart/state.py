@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .importer.description import ArticulationDesc
-from .model import JOINT_SPHERICAL, Model
+from .model import JOINT_SPHERICAL, WAKE_TIME, Model
 
 
 class State(NamedTuple):
@@ -23,6 +23,8 @@ class State(NamedTuple):
     root_quat: np.ndarray  # (W, 4) wxyz
     root_vel: np.ndarray  # (W, 6) [v_com; omega], world axes (PhysX root velocity)
     root_acc: np.ndarray  # (W, 6) of the last step (read only)
+    wake_time: np.ndarray  # (W,) seconds left before a world at rest falls asleep
+    asleep: np.ndarray  # (W,) bool: asleep worlds are not stepped until something wakes them
 
 
 class Control(NamedTuple):
@@ -88,7 +90,8 @@ def zeros_state(model: Model, worlds: int) -> State:
     root_quat = np.zeros((worlds, 4))
     root_quat[:, 0] = 1.0
     return State(np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), quat,
-                 np.zeros((worlds, 3)), root_quat, np.zeros((worlds, 6)), np.zeros((worlds, 6)))
+                 np.zeros((worlds, 3)), root_quat, np.zeros((worlds, 6)), np.zeros((worlds, 6)),
+                 np.full(worlds, WAKE_TIME), np.zeros(worlds, bool))
 
 
 def initial_state(desc: ArticulationDesc, model: Model, worlds: int = 1) -> State:

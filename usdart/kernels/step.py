@@ -12,7 +12,7 @@ import math
 
 from numba import njit
 
-from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL
+from ..model import JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL, WAKE_TIME
 from .aba import aba
 from .crba import crba
 from .kinematics import com_velocities, link_poses, link_velocities, world_dynamics_frames
@@ -207,6 +207,11 @@ def step_world(m, st, stage, ctl, ws, w, dt, rk4):
     constraint rows' velocity changes added on top (pure RK4 when no row acts)."""
     nr, nd = m.n_root, m.n_dofs
     nv = nr + nd
+    if st.asleep[w]:
+        if not _pushed(m, ctl, w):
+            return
+        st.asleep[w] = False
+        st.wake_time[w] = WAKE_TIME
     link_poses(m, st, ws, w)
     unconstrained(m, st, ctl, ws, w, dt)
     if rk4:
@@ -252,3 +257,48 @@ def step_world(m, st, stage, ctl, ws, w, dt, rk4):
         for a in range(6):
             ctl.link_wrench[w, i, a] = 0.0
     link_poses(m, st, ws, w)
+    if m.sleep_threshold[0] > 0.0:
+        _sleep_check(m, st, ws, w, dt)
+
+
+@njit(cache=True, _nrt=False)
+def _pushed(m, ctl, w):
+    """An applied link force or torque wakes a sleeping world."""
+    for i in range(m.n_links):
+        for a in range(6):
+            if ctl.link_wrench[w, i, a] != 0.0:
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _sleep_check(m, st, ws, w, dt):
+    """PhysX's rule, simplified: when every link's mass-normalised kinetic energy stays below the
+    threshold for WAKE_TIME, the world sleeps with zero velocities."""
+    world_dynamics_frames(m, ws, w)
+    link_velocities(m, st, ws, w, 1.0)
+    vel = ws.art_bias[w]
+    com_velocities(m, ws, w, vel)
+    for i in range(m.n_links):
+        if m.mass[i] <= 0.0:
+            continue
+        R, I = ws.rot[w, i], m.inertia_com[i]
+        energy = 0.0
+        for a in range(3):  # angular part in body axes: omega_b^T I omega_b
+            wa = R[0, a] * vel[i, 3] + R[1, a] * vel[i, 4] + R[2, a] * vel[i, 5]
+            for b in range(3):
+                wb = R[0, b] * vel[i, 3] + R[1, b] * vel[i, 4] + R[2, b] * vel[i, 5]
+                energy += wa * I[a, b] * wb / m.mass[i]
+            energy += vel[i, a] * vel[i, a]
+        if 0.5 * energy >= m.sleep_threshold[0]:
+            st.wake_time[w] = WAKE_TIME
+            return
+    st.wake_time[w] -= dt
+    if st.wake_time[w] <= 0.0:
+        st.asleep[w] = True
+        for k in range(m.n_dofs):
+            st.qd[w, k] = 0.0
+            st.qdd[w, k] = 0.0
+        for a in range(6):
+            st.root_vel[w, a] = 0.0
+            st.root_acc[w, a] = 0.0
