@@ -349,3 +349,15 @@ def test_resting_articulation_sleeps_and_wakes_on_a_new_target():
     art.sleep_threshold = 0.0
     art.step(1 / 60, 600)
     assert not art.asleep()  # never sleeps with a zero threshold
+
+
+def test_joints_outside_articulations_are_reported_not_silently_dropped():
+    st = new_stage()
+    body(st, "/World/a")
+    body(st, "/World/b", pos=(1, 0, 0))
+    joint(st, "/World/pin", "/World/a", "/World/b", lp0=(0.5, 0, 0), lp1=(-0.5, 0, 0))
+    scene = usdart.load(st)
+    assert "/World/pin" in scene.constraints
+    assert any("/World/pin" in w and "not simulated yet" in w for w in scene.warnings)
+    scene.step(10)  # the two bodies still fall freely
+    assert scene.body_transform("/World/a")[2] < 0.0

@@ -23,6 +23,16 @@ class Scene:
         self._free = {path: Articulation(_single_body(description.bodies[path]), gravity, None, self.worlds)
                       for path in description.free_bodies if not description.bodies[path].kinematic}
         self.integrator = integrator
+        self._unsimulated = [p for p in description.constraints if not self._simulated(description.joints.get(p))]
+
+    def _simulated(self, joint) -> bool:
+        """Loop joints inside one articulation (or to the world) are solved; others are not yet."""
+        if joint is None or joint.kind == "distance":
+            return False
+        for art in self.articulations:
+            if all(b is None or b in art.desc.links for b in joint.bodies()):
+                return True
+        return False
 
     @property
     def integrator(self) -> str:
@@ -71,7 +81,9 @@ class Scene:
 
     @property
     def warnings(self) -> list[str]:
-        return list(self.description.warnings)
+        return list(self.description.warnings) + [
+            f"{path}: joint between two articulations, to a free body, or a distance joint: imported but not "
+            "simulated yet" for path in self._unsimulated]
 
     @property
     def free_bodies(self) -> list[str]:
