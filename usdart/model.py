@@ -242,7 +242,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         **_spatial_tendons(desc, link_index),
         loop_links=np.array([[side(j.body0), side(j.body1)] for j in loops], np.int64).reshape(len(loops), 2),
         loop_frames=np.array([[pose_matrix(j.frame0), pose_matrix(j.frame1)] for j in loops], float).reshape(len(loops), 2, 4, 4),
-        loop_locked=np.array([_locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
+        loop_locked=np.array([locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
         drive_limits_are_forces=np.ones(1, bool),
         sleep_threshold=np.array([desc.sleep_threshold], float),
         position_iterations=int(desc.solver_position_iterations),
@@ -276,7 +276,7 @@ def _spatial_tendons(desc: ArticulationDesc, link_index: dict) -> dict:
                 spatial_gearing=np.array(gearings, float), spatial_params=np.array(params, float).reshape(-1, 7))
 
 
-def _locked_axes(joint) -> list[bool]:
+def locked_axes(joint) -> list[bool]:
     """Constrained axes of a loop-closing joint, [x, y, z, rotX, rotY, rotZ] of its joint frame."""
     free = {d.axis for d in joint.dofs}
     order = ("transX", "transY", "transZ", "rotX", "rotY", "rotZ")

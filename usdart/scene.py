@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .articulation import Articulation
+from .coupled import coupled_groups
 from .errors import UsdartError
 from .importer import read_stage
 from .importer.description import ArticulationDesc, SceneDescription
@@ -23,16 +24,20 @@ class Scene:
         self._free = {path: Articulation(_single_body(description.bodies[path]), gravity, None, self.worlds)
                       for path in description.free_bodies if not description.bodies[path].kinematic}
         self.integrator = integrator
-        self._unsimulated = [p for p in description.constraints if not self._simulated(description.joints.get(p))]
+        members = [*self.articulations, *self._free.values()]
+        constraint_joints = [description.joints[p] for p in description.constraints if p in description.joints]
+        self._groups = coupled_groups(members, constraint_joints, self.worlds)
+        grouped = {id(m) for g in self._groups for m in g.members}
+        self._solo = [m for m in members if id(m) not in grouped]
+        coupled = {p for g in self._groups for p in g.joint_paths}
+        self._unsimulated = [p for p in description.constraints
+                             if p not in coupled and not self._internal_loop(description.joints.get(p))]
 
-    def _simulated(self, joint) -> bool:
-        """Loop joints inside one articulation (or to the world) are solved; others are not yet."""
+    def _internal_loop(self, joint) -> bool:
+        """Loop joints inside one articulation (or to the world) are that articulation's own rows."""
         if joint is None or joint.kind == "distance":
             return False
-        for art in self.articulations:
-            if all(b is None or b in art.desc.links for b in joint.bodies()):
-                return True
-        return False
+        return any(all(b is None or b in art.desc.links for b in joint.bodies()) for art in self.articulations)
 
     @property
     def integrator(self) -> str:
@@ -51,8 +56,10 @@ class Scene:
         """Advance every articulation and free body, in every world, by n steps of `time_step`."""
         if n < 0:
             raise UsdartError(f"step count must not be negative, got {n}")
-        for art in (*self.articulations, *self._free.values()):
-            art.step(self.time_step, n)
+        for member in self._solo:
+            member.step(self.time_step, n)
+        for group in self._groups:
+            group.step(self.time_step, n, self.integrator == "rk4")
         self.time += n * self.time_step
 
     def set_drive_target(self, dof: str, position: float | None = None, velocity: float | None = None,
@@ -77,13 +84,20 @@ class Scene:
 
     @property
     def time_step(self) -> float:
+        """Seconds per step: the stage's rate (physxScene / newton timeStepsPerSecond), or as set here."""
         return self.description.settings.time_step
+
+    @time_step.setter
+    def time_step(self, seconds: float) -> None:
+        if not (np.isfinite(seconds) and seconds > 0):
+            raise UsdartError(f"time step must be a positive number of seconds, got {seconds}")
+        self.description.settings.time_step = float(seconds)
 
     @property
     def warnings(self) -> list[str]:
         return list(self.description.warnings) + [
-            f"{path}: joint between two articulations, to a free body, or a distance joint: imported but not "
-            "simulated yet" for path in self._unsimulated]
+            f"{path}: distance joint, or joint to a kinematic or unknown body: imported but not simulated yet"
+            for path in self._unsimulated]
 
     @property
     def free_bodies(self) -> list[str]:

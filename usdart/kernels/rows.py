@@ -289,7 +289,7 @@ def setup_coupling_rows(m, st, ws, w, dt):
 
 
 @njit(cache=True, _nrt=False)
-def _frame_world(m, ws, w, link, F, out):
+def frame_world(m, ws, w, link, F, out):
     """out (4x4 scratch rows 0-2 used) = world pose of a joint frame F given in link's frame (or world)."""
     for a in range(3):
         for b in range(4):
@@ -303,7 +303,7 @@ def _frame_world(m, ws, w, link, F, out):
 
 
 @njit(cache=True, _nrt=False)
-def _relative_rotation_vector(A, B, out):
+def relative_rotation_vector(A, B, out):
     """out[:3] = rotation vector of A^T B (rotation blocks of two frames), in A's axes."""
     def rel(a, b):
         return A[0, a] * B[0, b] + A[1, a] * B[1, b] + A[2, a] * B[2, b]
@@ -319,8 +319,8 @@ def _relative_rotation_vector(A, B, out):
 @njit(cache=True, _nrt=False)
 def _loop_rows(m, ws, w, i, row, nv):
     A, B = ws.mat6[w, 0:3, 0:4], ws.mat6[w, 3:6, 0:4]
-    _frame_world(m, ws, w, m.loop_links[i, 0], m.loop_frames[i, 0], A)
-    _frame_world(m, ws, w, m.loop_links[i, 1], m.loop_frames[i, 1], B)
+    frame_world(m, ws, w, m.loop_links[i, 0], m.loop_frames[i, 0], A)
+    frame_world(m, ws, w, m.loop_links[i, 1], m.loop_frames[i, 1], B)
     jac = ws.point_jac[w]
     for side in range(2):
         link = m.loop_links[i, side]
@@ -333,7 +333,7 @@ def _loop_rows(m, ws, w, i, row, nv):
             point_jacobian(m, ws, w, link, F[0, 3], F[1, 3], F[2, 3], jac, 6 * side)
     # rotation error: rotation vector of A^T B, in A's axes
     rel = ws.vec6[w, 0]
-    _relative_rotation_vector(A, B, rel)
+    relative_rotation_vector(A, B, rel)
     for axis in range(6):
         r_ = row + axis
         if not m.loop_locked[i, axis]:

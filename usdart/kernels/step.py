@@ -202,14 +202,12 @@ def rk4_smooth(m, st, stage, ctl, ws, w, dt):
 
 # ---- the step -------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def step_world(m, st, stage, ctl, ws, w, dt, rk4):
-    """Advance world w by dt: semi-implicit Euler, or (rk4) RK4 for the smooth dynamics with the
-    constraint rows' velocity changes added on top (pure RK4 when no row acts)."""
-    nr, nd = m.n_root, m.n_dofs
-    nv = nr + nd
+def begin_step(m, st, stage, ctl, ws, w, dt, rk4, may_sleep):
+    """Unconstrained velocity and row setup; False when the world sleeps and nothing wakes it."""
+    nv = m.n_root + m.n_dofs
     if st.asleep[w]:
-        if not _pushed(m, ctl, w):
-            return
+        if may_sleep and not _pushed(m, ctl, w):
+            return False
         st.asleep[w] = False
         st.wake_time[w] = WAKE_TIME
     link_poses(m, st, ws, w)
@@ -223,19 +221,27 @@ def step_world(m, st, stage, ctl, ws, w, dt, rk4):
     setup_coupling_rows(m, st, ws, w, dt)
     for a in range(nv):
         ws.gvel_pos[w, a] = ws.gvel[w, a]
-    iterations = m.position_iterations + max(m.velocity_iterations, 1)
-    for it in range(iterations):
-        velocity_iteration = it >= m.position_iterations
-        if it == m.position_iterations:
-            for a in range(nv):
-                ws.gvel_pos[w, a] = ws.gvel[w, a]
-        largest = solve_coupling_rows(m, ws, w, dt, velocity_iteration)
-        largest = max(largest, solve_dof_rows(m, ctl, ws, w, dt, velocity_iteration))
-        if largest < 1e-13:  # converged: further sweeps change nothing
-            if not velocity_iteration:
-                for a in range(nv):
-                    ws.gvel_pos[w, a] = ws.gvel[w, a]
-            break
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def sweep(m, ctl, ws, w, dt, velocity_iteration):
+    """One Gauss-Seidel pass over the articulation's rows; returns the largest velocity change."""
+    largest = solve_coupling_rows(m, ws, w, dt, velocity_iteration)
+    return max(largest, solve_dof_rows(m, ctl, ws, w, dt, velocity_iteration))
+
+
+@njit(cache=True, _nrt=False)
+def save_position_velocity(m, ws, w):
+    for a in range(m.n_root + m.n_dofs):
+        ws.gvel_pos[w, a] = ws.gvel[w, a]
+
+
+@njit(cache=True, _nrt=False)
+def end_step(m, st, ctl, ws, w, dt, rk4):
+    """Positions from the position-iteration velocities, final velocities, accelerations, sleep check."""
+    nr, nd = m.n_root, m.n_dofs
+    nv = nr + nd
     if rk4:
         integrate_positions(m, st, ws, w, dt, ws.rk[:, 8])
         moved = False
@@ -259,6 +265,24 @@ def step_world(m, st, stage, ctl, ws, w, dt, rk4):
     link_poses(m, st, ws, w)
     if m.sleep_threshold[0] > 0.0:
         _sleep_check(m, st, ws, w, dt)
+
+
+@njit(cache=True, _nrt=False)
+def step_world(m, st, stage, ctl, ws, w, dt, rk4):
+    """Advance world w by dt: semi-implicit Euler, or (rk4) RK4 for the smooth dynamics with the
+    constraint rows' velocity changes added on top (pure RK4 when no row acts)."""
+    if not begin_step(m, st, stage, ctl, ws, w, dt, rk4, True):
+        return
+    iterations = m.position_iterations + max(m.velocity_iterations, 1)
+    for it in range(iterations):
+        velocity_iteration = it >= m.position_iterations
+        if it == m.position_iterations:
+            save_position_velocity(m, ws, w)
+        if sweep(m, ctl, ws, w, dt, velocity_iteration) < 1e-13:  # converged: more sweeps change nothing
+            if not velocity_iteration:
+                save_position_velocity(m, ws, w)
+            break
+    end_step(m, st, ctl, ws, w, dt, rk4)
 
 
 @njit(cache=True, _nrt=False)
