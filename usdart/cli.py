@@ -227,5 +227,78 @@ def author_exclude(stage, joint, include, output):
     _save(st, stage, output)
 
 
+# ---- usdart simulate / plot / validate ------------------------------------------------------------------
+@main.command()
+@click.argument("stage", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The animated stage to write (.usda, .usdc or .usd); never the input.")
+@click.option("--duration", type=float, help="Seconds to simulate (default: the stage's time range, else 2 s).")
+@click.option("--steps", type=int, help="Steps to simulate instead of --duration.")
+@click.option("--rate", type=float, help="Steps per second (default: the stage's timeStepsPerSecond, else 60).")
+@click.option("--fps", type=float, help="Output frames per second (default: the stage's timeCodesPerSecond, else 60).")
+@click.option("--flatten", is_flag=True, help="Write one self-contained stage instead of overs on the input.")
+@click.option("--articulation", "articulations", multiple=True, metavar="PATH",
+              help="Write only this articulation (root link, any link or root-API prim); repeatable.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar, warnings or summary.")
+@_friendly_errors
+def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, quiet):
+    """Simulate STAGE and write its motion as time samples: link xformOps, JointStateAPI per DOF.
+
+    Time-sampled drive targets and joint states in STAGE are followed as controls. The output sublayers
+    STAGE by relative path (or is flattened) and is written atomically.
+    """
+    from .scene import load
+    from .simulate import check_output, simulate as run
+
+    if duration is not None and steps is not None:
+        raise UsdartError("give --duration or --steps, not both")
+    check_output(output, stage)
+    scene = load(stage)
+    if not quiet:
+        for w in scene.warnings:
+            click.echo(f"usdart: warning: {w}", err=True)
+    result = run(scene, duration, output, steps=steps, rate=rate, fps=fps, flatten=flatten,
+                 articulations=list(articulations) or None, progress=not quiet)
+    if not quiet:
+        click.echo(result.summary())
+
+
+@main.command()
+@click.argument("stage", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="PNG to write (default: STAGE with .png).")
+@click.option("--joints", "pattern", metavar="PATTERN",
+              help="Only DOFs whose joint path, joint name or DOF name matches this glob (e.g. '*finger*').")
+@_friendly_errors
+def plot(stage, output, pattern):
+    """Plot joint positions and velocities over time from STAGE's time samples (a simulate output)."""
+    from .plot import plot as draw
+
+    click.echo(f"wrote {draw(stage, output, pattern)}")
+
+
+@main.command()
+@click.argument("stage", type=click.Path(dir_okay=False))
+@_friendly_errors
+def validate(stage):
+    """Import STAGE, print every warning, and exit 0 only when it has something to simulate and no errors."""
+    from .controls import StageControls
+    from .scene import load
+    from .simulate import require_something_to_simulate
+
+    scene = load(stage)
+    for w in scene.warnings:
+        click.echo(f"warning: {w}")
+    require_something_to_simulate(scene)
+    controls = StageControls(scene).sampled_dofs
+    dofs = sum(a.dof_count for a in scene.articulations)
+    n = len(scene.articulations)
+    line = (f"ok: {n} articulation{'s' * (n != 1)} ({dofs} DOFs), {len(scene.free_bodies)} free bodies, "
+            f"{len(scene.warnings)} warnings")
+    sampled = sum(len(v) for v in controls.values())
+    if sampled:
+        line += f", {sampled} time-sampled controls"
+    click.echo(line)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

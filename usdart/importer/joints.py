@@ -273,3 +273,12 @@ def warn_separated_frames(joints: list[JointDesc | None], poses: dict[str, Pose]
         if gap > FRAME_TOLERANCE:
             warnings.append(f"{joint.path}: the joint's two frames are {gap:.4g} m apart in the authored poses; "
                             f"{joint.body1} is placed by the joint instead")
+
+
+def usd_to_internal(joint: JointDesc, dof: DofDesc, settings: SceneSettings) -> float:
+    """Factor from a USD joint value of `dof` (JointStateAPI position/velocity, drive target: degrees or
+    stage lengths, in USD's body0 -> body1 sense) to the internal one (radians or metres, in the tree's
+    parent -> child sense): the conversion the importer applies, including the negation of turned joints.
+    Divide by it to go back (writing simulated states to USD)."""
+    unit = DEG if dof.angular else settings.meters_per_unit
+    return -unit if joint.reversed else unit
