@@ -8,10 +8,15 @@ Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per state
 - a batch of N random states (usdart: numba prange over the worlds on every core; Pinocchio has no
   batched call, so a Python loop over its per-state functions).
 Ratios are usdart time / Pinocchio time: below 1 means usdart is faster.
+
+Write-back (a 20-link chain with drives): 1000 output frames at 60 fps are 16.7 s of motion, 16667 steps
+at 1 kHz; the time to record the frames and write them as USD time samples (usdart.Recorder, Sdf, .usda
+and .usdc) next to the time to simulate them. The goal is a ratio below 1: writing must not dominate.
 """
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from pathlib import Path
 
@@ -141,6 +146,65 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     return rows
 
 
+def chain_stage(path: Path, links: int = 20) -> Path:
+    """A fixed-base chain of `links` unit-mass links joined by driven hinges (alternating Y and Z axes)."""
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+    from usdart import authoring
+
+    stage = Usd.Stage.CreateNew(str(path))
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdPhysics.Scene.Define(stage, "/World/physicsScene")
+    previous = None
+    for i in range(links):
+        link = UsdGeom.Xform.Define(stage, f"/World/chain/link{i:02d}")
+        link.AddTranslateOp().Set(Gf.Vec3d(0.1 * i, 0.0, 0.0))
+        UsdPhysics.RigidBodyAPI.Apply(link.GetPrim())
+        mass = UsdPhysics.MassAPI.Apply(link.GetPrim())
+        mass.CreateMassAttr(1.0)
+        mass.CreateCenterOfMassAttr(Gf.Vec3f(0.05, 0.0, 0.0))
+        mass.CreateDiagonalInertiaAttr(Gf.Vec3f(1e-3, 2e-3, 2e-3))
+        if previous is None:
+            joint = UsdPhysics.FixedJoint.Define(stage, "/World/chain/anchor")
+            joint.CreateBody1Rel().SetTargets([link.GetPath()])
+            authoring.set_articulation_root(joint)
+        else:
+            joint = UsdPhysics.RevoluteJoint.Define(stage, f"/World/chain/joint{i:02d}")
+            joint.CreateAxisAttr("Y" if i % 2 else "Z")
+            joint.CreateBody0Rel().SetTargets([previous.GetPath()])
+            joint.CreateBody1Rel().SetTargets([link.GetPath()])
+            joint.CreateLocalPos0Attr(Gf.Vec3f(0.1, 0.0, 0.0))
+            authoring.set_drive(joint, stiffness=50.0, damping=2.0, target_position=0.3 * (-1) ** i)
+        previous = link
+    stage.Save()
+    return path
+
+
+def bench_writeback(frames: int = 1000, rate: float = 1000.0, fps: float = 60.0) -> dict:
+    """Seconds to simulate `frames` output frames of a 20-link chain (at `fps`, stepping at `rate`) and
+    seconds to record and write them as a .usda (and as a .usdc)."""
+    steps = round(frames / fps * rate)
+    with tempfile.TemporaryDirectory() as folder:
+        path = chain_stage(Path(folder) / "chain.usda")
+        scene = usdart.load(path)
+        scene.time_step = 1.0 / rate
+        scene.step(10)  # compile
+        t0 = time.perf_counter()
+        scene.step(steps)
+        out = {"steps": steps, "simulate": time.perf_counter() - t0}
+        for ext in ("usda", "usdc"):
+            recorder = usdart.Recorder(scene, fps=fps)
+            recorder.record(0.0)
+            recorder.save(Path(folder) / f"warm.{ext}")  # first-use costs of the writer
+            recorder = usdart.Recorder(scene, fps=fps)
+            t0 = time.perf_counter()
+            for k in range(frames):
+                recorder.record(k / fps)
+            recorder.save(Path(folder) / f"chain_out.{ext}")
+            out[ext] = time.perf_counter() - t0
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worlds", type=int, default=4096)
@@ -150,6 +214,11 @@ def main() -> None:
     print(f"{'Panda dynamics, per state':48s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):
         print(f"{name:48s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+    wb = bench_writeback()
+    print(f"{'20-link chain: 1000 frames at 60 fps':48s} {'write ms':>10s} {'sim ms':>10s} {'ratio':>7s}")
+    for ext in ("usda", "usdc"):
+        label = f"record + write .{ext} vs {wb['steps']} steps at 1 kHz"
+        print(f"{label:48s} {wb[ext] * 1e3:10.1f} {wb['simulate'] * 1e3:10.1f} {wb[ext] / wb['simulate']:7.2f}")
 
 
 if __name__ == "__main__":

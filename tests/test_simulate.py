@@ -454,7 +454,6 @@ def test_validate(runner, tmp_path):
 
 
 def test_plot_reads_the_time_samples(runner, tmp_path):
-    pytest.importorskip("matplotlib")
     from usdart.plot import joint_series
 
     out = tmp_path / "keys_out.usda"

@@ -79,16 +79,17 @@ def plot(path, output=None, pattern: str | None = None) -> str:
     length = "m" if mpu == 1.0 else f"units of {mpu:g} m"
     fig, axes = plt.subplots(len(series), 2, figsize=(12, 3.6 * len(series)), squeeze=False)
     for row, art in zip(axes, series):
-        for ax, quantity, unit in ((row[0], "position", ""), (row[1], "velocity", "/s")):
+        panels = ((row[0], "position", "positions", ""), (row[1], "velocity", "velocities", "/s"))
+        for ax, quantity, title, unit in panels:
             linear_ax = None
-            for s in art.dofs:
-                label = s.name.rsplit("/", 1)[-1]
+            for k, s in enumerate(art.dofs):  # one colour per DOF across both y axes
+                style = dict(label=s.name.rsplit("/", 1)[-1], color=f"C{k % 10}")
                 if s.angular:
-                    ax.plot(s.times, getattr(s, quantity), label=label)
+                    ax.plot(s.times, getattr(s, quantity), **style)
                 else:
                     linear_ax = linear_ax or ax.twinx()
-                    linear_ax.plot(s.times, getattr(s, quantity), "--", label=label)
-            ax.set_title(f"{art.root_link}: joint {quantity}s")
+                    linear_ax.plot(s.times, getattr(s, quantity), "--", **style)
+            ax.set_title(f"{art.root_link}: joint {title}")
             ax.set_xlabel("time (s)")
             ax.set_ylabel(f"deg{unit}")
             handles, labels = ax.get_legend_handles_labels()

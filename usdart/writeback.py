@@ -155,7 +155,11 @@ def _ancestors(prim):
 
 
 def _nearest_rotations(linear: np.ndarray) -> np.ndarray:
-    """Polar decomposition: the rotation nearest to each (scaled, possibly sheared) 3x3 matrix."""
+    """Polar decomposition: the rotation nearest to each (scaled, possibly sheared) 3x3 matrix; matrices
+    that are rotations already (no scale above the prim, the common case) are returned as they are."""
+    gram = np.einsum("fji,fjk->fik", linear, linear)
+    if np.abs(gram - np.eye(3)).max(initial=0.0) < 1e-12:
+        return linear
     u, _, vt = np.linalg.svd(linear)
     d = np.sign(np.linalg.det(u @ vt))
     u[:, :, 2] *= d[:, None]
