@@ -9,6 +9,13 @@ Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per state
   batched call, so a Python loop over its per-state functions).
 Ratios are usdart time / Pinocchio time: below 1 means usdart is faster.
 
+Stepping (Panda, limits on, no contacts, dt 1 ms, semi-implicit Euler): usdart's step next to mj_step on
+the MuJoCo twin of the same imported model (tests/mujoco_twin.py, joint limits on), per step inside a
+compiled loop (usdart scene.step(n), MuJoCo mj_step(nstep=n)) and per Python call; and 4096 Pandas from
+random states on every core: usdart env-steps per second next to MuJoCo's threaded rollout
+(mujoco.rollout, one MjData per thread). Every ratio is usdart time / MuJoCo time per (env-)step, so
+the throughput ratio asked for (usdart env-steps per second / MuJoCo's) is its inverse; goal: 1 or below.
+
 Write-back (a 20-link chain with drives): 1000 output frames at 60 fps are 16.7 s of motion, 16667 steps
 at 1 kHz; the time to record the frames and write them as USD time samples (usdart.Recorder, Sdf, .usda
 and .usdc) next to the time to simulate them. The goal is a ratio below 1: writing must not dominate.
@@ -146,6 +153,54 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     return rows
 
 
+def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]:
+    """(label, usdart seconds per step, MuJoCo seconds per step) for one Panda and for `worlds` Pandas."""
+    import os
+    import sys
+
+    import mujoco
+    from mujoco import rollout
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from mujoco_twin import mujoco_twin
+
+    dt, rows = 1e-3, []
+    scene = usdart.load(PANDA)
+    scene.time_step = dt
+    art = scene.articulations[0]
+    model, maps = mujoco_twin(art, dt, "euler", limits=True)
+    data = mujoco.MjData(model)
+    data.qpos[:], data.qvel[:] = maps.to_mujoco(art.state)
+    scene.step(10)
+    mujoco.mj_step(model, data, nstep=10)
+    t_ours = best_of(lambda: scene.step(steps), 3) / steps
+    t_mj = best_of(lambda: mujoco.mj_step(model, data, nstep=steps), 3) / steps
+    rows.append(("step, compiled loop", t_ours, t_mj))
+    t_ours = best_of(lambda: [scene.step(1) for _ in range(200)], 5) / 200
+    t_mj = best_of(lambda: [mujoco.mj_step(model, data) for _ in range(200)], 5) / 200
+    rows.append(("step, one Python call each", t_ours, t_mj))
+
+    batch = usdart.load(PANDA, worlds=worlds)
+    batch.time_step = dt
+    many = batch.articulations[0]
+    start = random_states(many, worlds, np.random.default_rng(1))
+    for name in ("q", "qd"):
+        getattr(many.state, name)[:] = getattr(start, name)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    states = np.zeros((worlds, mujoco.mj_stateSize(model, spec)))
+    for w in range(worlds):
+        data.qpos[:], data.qvel[:] = maps.to_mujoco(start, w)
+        mujoco.mj_getState(model, data, states[w], spec)
+    threads = [mujoco.MjData(model) for _ in range(os.cpu_count() or 1)]
+    chunk = max(10, steps // 40)
+    batch.step(2)
+    t_ours = best_of(lambda: batch.step(chunk), 3) / (chunk * worlds)
+    rollout.rollout(model, threads, states, nstep=2)
+    t_mj = best_of(lambda: rollout.rollout(model, threads, states, nstep=chunk), 3) / (chunk * worlds)
+    rows.append((f"{worlds} Pandas, per env-step ({len(threads)} threads)", t_ours, t_mj))
+    return rows
+
+
 def chain_stage(path: Path, links: int = 20) -> Path:
     """A fixed-base chain of `links` unit-mass links joined by driven hinges (alternating Y and Z axes)."""
     from pxr import Gf, Usd, UsdGeom, UsdPhysics
@@ -213,6 +268,9 @@ def main() -> None:
     print(f"numba threads: {numba.get_num_threads()}, pinocchio {pin.__version__}, usdart {usdart.__version__}")
     print(f"{'Panda dynamics, per state':48s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):
+        print(f"{name:48s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+    print(f"{'Panda step, dt 1 ms, limits on':48s} {'usdart us':>10s} {'mujoco us':>10s} {'ratio':>7s}")
+    for name, ours, theirs in bench_step(args.worlds):
         print(f"{name:48s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
     wb = bench_writeback()
     print(f"{'20-link chain: 1000 frames at 60 fps':48s} {'write ms':>10s} {'sim ms':>10s} {'ratio':>7s}")
