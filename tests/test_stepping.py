@@ -125,6 +125,28 @@ def test_floating_body_moves_with_its_initial_velocity():
     assert scene.time == pytest.approx(n * dt)
 
 
+def test_rigid_body_velocity_limits_bring_a_fast_body_back_in_one_step():
+    """PhysX's soft link velocity limit: the force -m (1 - v_max/|v|) v / dt takes an isolated body that is
+    too fast back to exactly v_max in one semi-implicit step (direction kept); slower bodies are untouched."""
+    from usdart import authoring
+
+    st = new_stage()
+    UsdPhysics.Scene(st.GetPrimAtPath("/World/scene")).CreateGravityMagnitudeAttr(0.0)
+    fast, slow = body(st, "/World/fast", inertia=(0.1, 0.1, 0.1)), body(st, "/World/slow", pos=(5, 0, 0))
+    for prim in (fast, slow):
+        authoring.set_rigid_body_settings(prim, max_linear_velocity=2.0, max_angular_velocity=3.0,
+                                          linear_damping=0.0, angular_damping=0.0)
+    authoring.set_rigid_body_velocity(fast, linear=(3.0, 4.0, 0.0), angular=(0.0, 0.0, 6.0))
+    authoring.set_rigid_body_velocity(slow, linear=(1.0, 0.0, 0.0), angular=(0.0, 2.0, 0.0))
+    scene = usdart.load(st)
+    fast_body, slow_body = scene._free["/World/fast"], scene._free["/World/slow"]
+    scene.step(1)
+    np.testing.assert_allclose(fast_body.state.root_vel[0], [1.2, 1.6, 0, 0, 0, 3.0], atol=1e-12)
+    np.testing.assert_allclose(slow_body.state.root_vel[0], [1.0, 0, 0, 0, 2.0, 0], atol=1e-12)
+    scene.step(10)  # at the limit: no further pull
+    np.testing.assert_allclose(fast_body.state.root_vel[0], [1.2, 1.6, 0, 0, 0, 3.0], atol=1e-12)
+
+
 def test_small_angle_pendulum_period():
     d, mass, inertia = 1.0, 2.0, 0.5
     st, _, _ = wheel(gravity=True, d=d, mass=mass, inertia=inertia)

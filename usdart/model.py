@@ -81,6 +81,8 @@ class Model(NamedTuple):
     friction_viscous: np.ndarray
     link_linear_damping: np.ndarray  # (n_links,) 1/s
     link_angular_damping: np.ndarray
+    link_max_linear_velocity: np.ndarray  # (n_links,) m/s at the COM, inf when unlimited (PhysxRigidBodyAPI)
+    link_max_angular_velocity: np.ndarray  # (n_links,) rad/s
     link_gravity: np.ndarray  # (n_links,) 1.0, or 0.0 where gravity is disabled
     mimic_follower: np.ndarray  # (n_mimic,) DOF index: q_follower + gearing q_leader + offset = 0
     mimic_leader: np.ndarray
@@ -226,6 +228,8 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         friction_viscous=np.array([d.viscous_friction for d in dofs], float),
         link_linear_damping=np.array([b.linear_damping if b else 0.0 for b in bodies], float),
         link_angular_damping=np.array([b.angular_damping if b else 0.0 for b in bodies], float),
+        link_max_linear_velocity=np.array([b.max_linear_velocity if b else np.inf for b in bodies], float),
+        link_max_angular_velocity=np.array([b.max_angular_velocity if b else np.inf for b in bodies], float),
         link_gravity=np.array([0.0 if (b is None or b.disable_gravity) else 1.0 for b in bodies], float),
         mimic_follower=np.array([index[m.dof] for m in mimics], np.int64),
         mimic_leader=np.array([index[m.reference_dof] for m in mimics], np.int64),

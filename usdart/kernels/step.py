@@ -23,20 +23,33 @@ from .rows import setup_coupling_rows, setup_dof_rows, solve_coupling_rows, solv
 
 # ---- applied forces ---------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def applied_wrenches(m, st, ctl, ws, w):
-    """ws.wrench = user link wrenches + link damping + cancelled gravity where it is disabled."""
-    world_dynamics_frames(m, ws, w)
-    link_velocities(m, st, ws, w, 1.0)
-    vel = ws.art_bias[w]  # scratch (n, 6): [v_com; omega] per link
-    com_velocities(m, ws, w, vel)
+def applied_wrenches(m, st, ctl, ws, w, dt):
+    """ws.wrench = user link wrenches + link damping + cancelled gravity where it is disabled + PhysX's soft
+    link velocity limit: beyond maxLinear/AngularVelocity, the force that would bring the isolated link
+    back to that speed in one step (reference §2.2, -m sigma v / dt with sigma = 1 - v_max / |v|)."""
+    vel = ws.art_bias[w]  # scratch (n, 6): [v_com; omega] per link, needed for damping and limits only
+    moving_terms = False
+    for i in range(m.n_links):
+        moving_terms = moving_terms or m.link_linear_damping[i] != 0.0 or m.link_angular_damping[i] != 0.0 \
+            or m.link_max_linear_velocity[i] < math.inf or m.link_max_angular_velocity[i] < math.inf
+    if moving_terms:
+        world_dynamics_frames(m, ws, w)
+        link_velocities(m, st, ws, w, 1.0)
+        com_velocities(m, ws, w, vel)
     for i in range(m.n_links):
         mass, R, I = m.mass[i], ws.rot[w, i], m.inertia_com[i]
-        ld, ad = m.link_linear_damping[i], m.link_angular_damping[i]
+        for a in range(6):
+            ws.wrench[w, i, a] = ctl.link_wrench[w, i, a]
         for a in range(3):
-            ws.wrench[w, i, a] = ctl.link_wrench[w, i, a] - ld * mass * vel[i, a] \
-                - (1.0 - m.link_gravity[i]) * mass * m.gravity[a]
-            ws.wrench[w, i, 3 + a] = ctl.link_wrench[w, i, 3 + a]
-        if ad != 0.0:  # -I_world omega * damping
+            ws.wrench[w, i, a] -= (1.0 - m.link_gravity[i]) * mass * m.gravity[a]
+        if not moving_terms:
+            continue
+        lin = m.link_linear_damping[i] + _excess(vel[i, 0], vel[i, 1], vel[i, 2], m.link_max_linear_velocity[i]) / dt
+        ang = m.link_angular_damping[i] + _excess(vel[i, 3], vel[i, 4], vel[i, 5], m.link_max_angular_velocity[i]) / dt
+        if lin != 0.0:
+            for a in range(3):
+                ws.wrench[w, i, a] -= lin * mass * vel[i, a]
+        if ang != 0.0:  # -I_world omega * rate
             for a in range(3):
                 acc = 0.0
                 for b in range(3):
@@ -44,7 +57,16 @@ def applied_wrenches(m, st, ctl, ws, w):
                     for c in range(3):
                         iw += R[a, c] * (I[c, 0] * R[b, 0] + I[c, 1] * R[b, 1] + I[c, 2] * R[b, 2])
                     acc += iw * vel[i, 3 + b]
-                ws.wrench[w, i, 3 + a] -= ad * acc
+                ws.wrench[w, i, 3 + a] -= ang * acc
+
+
+@njit(cache=True, _nrt=False)
+def _excess(x, y, z, limit):
+    """PhysX's sigma: 1 - limit / |v| when |v| exceeds the limit, else 0."""
+    speed2 = x * x + y * y + z * z
+    if speed2 <= limit * limit:
+        return 0.0
+    return 1.0 - limit / math.sqrt(speed2)
 
 
 @njit(cache=True, _nrt=False)
@@ -55,7 +77,7 @@ def unconstrained(m, st, ctl, ws, w, dt):
     crba(m, ws, w, True, ws.mass)
     for k in range(nd):
         ws.mass[w, nr + k, nr + k] += dt * m.passive_damping[k]
-    applied_wrenches(m, st, ctl, ws, w)
+    applied_wrenches(m, st, ctl, ws, w, dt)
     rnea(m, st, ws, w, st.qdd, st.root_acc, 0.0, ws.wrench, True, m.gravity, 1.0, ws.gen)
     for a in range(nr):
         ws.gen[w, a] = -ws.gen[w, a]
