@@ -3,6 +3,7 @@ the Python API's own run, keyframes, unit conversions and the input file's bytes
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import os
 import signal
@@ -404,7 +405,7 @@ def test_ctrl_c_mid_run_leaves_no_file(runner, tmp_path, monkeypatch):
 
 
 def test_interrupt_while_exporting_removes_the_temporary_file(tmp_path):
-    from usdart.simulate import export_atomic
+    from usdart.simulation import export_atomic
 
     class HalfWritten:
         def Export(self, path):
@@ -476,3 +477,31 @@ def test_plot_reads_the_time_samples(runner, tmp_path):
     assert default.exit_code == 0 and (tmp_path / "keys_out.png").exists()
     none = runner.invoke(main, ["plot", str(ARM), "-o", str(tmp_path / "arm.png")])  # an input: no samples
     assert none.exit_code == 2 and "no time-sampled joint states" in one_line(none.stderr)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_with_a_compile_notice_and_an_honest_estimate(monkeypatch):
+    from usdart import simulation as sim
+
+    clock = [0.0]
+    monkeypatch.setattr(sim._time, "perf_counter", lambda: clock[0])
+    assert not sim._Progress(100, enabled=True, stream=io.StringIO()).enabled  # not a terminal
+    assert not sim._Progress(100, enabled=False, stream=_Terminal()).enabled  # --quiet
+
+    screen = _Terminal()
+    bar = sim._Progress(1000, enabled=True, stream=screen)
+    bar._notice.cancel()
+    bar._compiling()  # what the timer prints when the first step has not returned after a second
+    assert "compiles" in screen.getvalue()
+    clock[0] = 30.0  # the first step came back after 30 s of compilation
+    bar.update(10)
+    clock[0] = 32.0  # then 2 s for 490 more steps: 500 left at 245 steps/s
+    bar.update(500)
+    last = screen.getvalue().rsplit("\r", 1)[-1]
+    assert "step 500/1000" in last and "eta 2 s" in last and "50.0%" in last
+    bar.close()
+    assert screen.getvalue().endswith("\r\033[K")

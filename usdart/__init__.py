@@ -6,7 +6,7 @@ from .articulation import Articulation
 from .cache import ArticulationCache, CacheFlag
 from .errors import PhysicsImportError, StageError, UsdartError
 from .scene import Scene, load
-from .simulate import Recorder, simulate  # the function shadows its module name: import from usdart.simulate
+from .simulation import Recorder, simulate
 
 __all__ = ["load", "Scene", "Articulation", "ArticulationCache", "CacheFlag", "UsdartError", "StageError", "PhysicsImportError",
            "simulate", "Recorder"]

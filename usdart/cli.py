@@ -248,7 +248,7 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
     STAGE by relative path (or is flattened) and is written atomically.
     """
     from .scene import load
-    from .simulate import check_output, simulate as run
+    from .simulation import check_output, simulate as run
 
     if duration is not None and steps is not None:
         raise UsdartError("give --duration or --steps, not both")
@@ -283,7 +283,7 @@ def validate(stage):
     """Import STAGE, print every warning, and exit 0 only when it has something to simulate and no errors."""
     from .controls import StageControls
     from .scene import load
-    from .simulate import require_something_to_simulate
+    from .simulation import require_something_to_simulate
 
     scene = load(stage)
     for w in scene.warnings:

@@ -72,7 +72,7 @@ def plot(path, output=None, pattern: str | None = None) -> str:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UsdartError("usdart plot needs matplotlib: pip install \"usdart[plot]\"") from None
-    from .simulate import writable_target
+    from .simulation import writable_target
 
     target = writable_target(output or os.path.splitext(os.fspath(path))[0] + ".png")
     series, mpu = joint_series(path, pattern)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import threading
 import time as _time
 from dataclasses import dataclass
 
@@ -327,27 +328,48 @@ def _advance(scene: Scene, controls: StageControls, done: int, until: int) -> No
 
 
 class _Progress:
-    """A one-line progress bar on stderr, only on a terminal and only once a run has taken a second."""
+    """A one-line progress bar on stderr, only on a terminal and only once a run has taken a second.
+
+    The first steps of a process compile the solver (numba; minutes on a first run, cached afterwards):
+    if the first step has not come back after a second, a line says so, and the estimate of the time left
+    starts counting after it."""
 
     def __init__(self, total: int, enabled: bool, stream=None):
         self.stream = stream or sys.stderr
         self.enabled = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
         self.total, self.began, self.last, self.shown = max(total, 1), _time.perf_counter(), 0.0, False
+        self.origin = None  # (time, steps) of the first update after a step: the rate is measured from there
+        self._notice = threading.Timer(1.0, self._compiling) if self.enabled else None
+        if self._notice is not None:
+            self._notice.daemon = True
+            self._notice.start()
+
+    def _compiling(self) -> None:
+        if self.origin is None:
+            self.shown = True
+            self.stream.write("\rpreparing the solver (numba compiles it on first use; later runs reuse the cache)...")
+            self.stream.flush()
 
     def update(self, done: int) -> None:
         if not self.enabled:
             return
         now = _time.perf_counter()
-        if now - self.began < 1.0 or now - self.last < 0.1:
+        if done > 0 and self.origin is None:
+            self._notice.cancel()
+            self.origin = (now, done)
+        if now - self.began < 1.0 or now - self.last < 0.1 or self.origin is None:
             return
         self.last, self.shown = now, True
         frac = min(done / self.total, 1.0)
-        eta = (now - self.began) * (1 - frac) / frac if frac > 0 else 0.0
+        rate = (done - self.origin[1]) / (now - self.origin[0]) if now > self.origin[0] else 0.0
+        eta = f"{(self.total - done) / rate:.0f} s" if rate > 0 else "..."
         bar = "#" * int(30 * frac)
-        self.stream.write(f"\rsimulating [{bar:<30}] {100 * frac:5.1f}%  step {done}/{self.total}  eta {eta:.0f} s")
+        self.stream.write(f"\r\033[Ksimulating [{bar:<30}] {100 * frac:5.1f}%  step {done}/{self.total}  eta {eta}")
         self.stream.flush()
 
     def close(self) -> None:
+        if self._notice is not None:
+            self._notice.cancel()
         if self.shown:
             self.stream.write("\r\033[K")
             self.stream.flush()
