@@ -10,9 +10,9 @@ links welded to it by fixed joints are merged into it (mass, COM, full inertia t
 them, and on a fixed base the root and the links welded to it become the world. (MuJoCo's own
 fusestatic would drop the rotational inertia of massless links, which URDF-derived files carry.) A
 revolute / prismatic DOF becomes a hinge / slide joint at the child joint frame's origin along its
-axis, with the DOF's armature and passive damping; a floating root becomes a free joint. Contacts, joint limits (unless `limits=True`), friction loss,
-equalities and actuators are off: usdart's drives, friction, limits, tendons and mimic joints are not
-mapped.
+axis, with the DOF's armature and passive damping; a floating root becomes a free joint. Contacts,
+joint limits (unless `limits=True`), friction loss, equalities and actuators are off: usdart's drives,
+friction, limits, tendons and mimic joints are not mapped.
 
 Coordinates: MuJoCo's qpos/qvel hold the joints in tree order (see `TwinMaps.qpos_adr`). A free joint
 has qpos [x, y, z, qw, qx, qy, qz] of the link frame and qvel [v_origin (world), omega (body axes)];

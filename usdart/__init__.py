@@ -8,6 +8,6 @@ from .errors import PhysicsImportError, StageError, UsdartError
 from .scene import Scene, load
 from .simulation import Recorder, simulate
 
-__all__ = ["load", "Scene", "Articulation", "ArticulationCache", "CacheFlag", "UsdartError", "StageError", "PhysicsImportError",
-           "simulate", "Recorder"]
+__all__ = ["load", "Scene", "Articulation", "ArticulationCache", "CacheFlag", "UsdartError", "StageError",
+           "PhysicsImportError", "simulate", "Recorder"]
 __version__ = "0.1.0"

@@ -27,7 +27,8 @@ from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 from .importer.frames import decompose, usd_to_column
 from .importer.usd_values import applied_schemas
 
-COPIED_METADATA = ("defaultPrim", "upAxis", "metersPerUnit", "kilogramsPerUnit")  # stage metadata lives in the root layer
+# stage metadata lives in the root layer: the output carries the input's
+COPIED_METADATA = ("defaultPrim", "upAxis", "metersPerUnit", "kilogramsPerUnit")
 _OPS = {"translate": Sdf.ValueTypeNames.Double3, "orient": Sdf.ValueTypeNames.Quatd,
         "scale": Sdf.ValueTypeNames.Double3}
 _FLOAT_OPS = {"translate": (Sdf.ValueTypeNames.Double3, Sdf.ValueTypeNames.Float3),
