@@ -19,6 +19,8 @@ the throughput ratio asked for (usdart env-steps per second / MuJoCo's) is its i
 Write-back (a 20-link chain with drives): 1000 output frames at 60 fps are 16.7 s of motion, 16667 steps
 at 1 kHz; the time to record the frames and write them as USD time samples (usdart.Recorder, Sdf, .usda
 and .usdc) next to the time to simulate them. The goal is a ratio below 1: writing must not dominate.
+The last row compares one frame's write (.usda) with one step, the cost ratio when a frame is written
+after every step (fps = rate).
 """
 from __future__ import annotations
 
@@ -277,6 +279,9 @@ def main() -> None:
     for ext in ("usda", "usdc"):
         label = f"record + write .{ext} vs {wb['steps']} steps at 1 kHz"
         print(f"{label:48s} {wb[ext] * 1e3:10.1f} {wb['simulate'] * 1e3:10.1f} {wb[ext] / wb['simulate']:7.2f}")
+    per_step = wb["simulate"] / wb["steps"]
+    print(f"{'per frame vs per step (us): a frame every step':48s} {wb['usda'] * 1e3:10.1f} {per_step * 1e6:10.1f} "
+          f"{wb['usda'] / 1000 / per_step:7.2f}")
 
 
 if __name__ == "__main__":
