@@ -414,6 +414,21 @@ def test_free_body_joined_to_an_articulation_moves_like_the_tree():
     assert differences[1] < 1e-3 and differences[1] < differences[0] / 3
 
 
+def test_jointed_members_do_not_sleep():
+    """Members of a coupled group never sleep: with thresholds far above their energy, the swing is the same
+    as with sleeping off (a member falling asleep would zero its velocities mid-swing)."""
+    poses = []
+    for threshold in (0.0, 1e3):
+        scene = usdart.load(_double_pendulum_stage(True))
+        for member in (scene.articulations[0], scene._free["/World/l2"]):
+            member.sleep_threshold = threshold
+        scene.time_step = 1 / 240
+        scene.step(240)
+        assert not scene.articulations[0].asleep() and not scene._free["/World/l2"].asleep()
+        poses.append(scene.body_transform("/World/l2"))
+    np.testing.assert_array_equal(poses[0], poses[1])
+
+
 def test_joints_outside_articulations_are_reported_not_silently_dropped():
     st = new_stage()
     body(st, "/World/a")

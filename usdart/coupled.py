@@ -2,7 +2,8 @@
 
 A joint whose two bodies belong to different members (two articulations, or an articulation and a
 free body, or two free bodies) cannot be a loop row inside one articulation; the members it joins are
-solved together. Members not joined to any other step on their own.
+solved together, and never sleep (a member falling asleep alone would freeze its side of the joint).
+Members not joined to any other step on their own.
 """
 from __future__ import annotations
 

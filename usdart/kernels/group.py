@@ -111,4 +111,4 @@ def step_group(mboxes, sboxes, tboxes, cboxes, wboxes, joint_art, joint_link, jo
                     sweep(ms[i], ctls[i], wss[i], w, dt, velocity_iteration)
                 _solve_joint_rows(ms, wss, w, joint_art.shape[0], joint_art, gj, gw, gr, gerr, dt, velocity_iteration)
             for i in range(n):
-                end_step(ms[i], sts[i], ctls[i], wss[i], w, dt, rk4)
+                end_step(ms[i], sts[i], ctls[i], wss[i], w, dt, rk4, False)

@@ -225,7 +225,8 @@ def rk4_smooth(m, st, stage, ctl, ws, w, dt):
 # ---- the step -------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def begin_step(m, st, stage, ctl, ws, w, dt, rk4, may_sleep):
-    """Unconstrained velocity and row setup; False when the world sleeps and nothing wakes it."""
+    """Unconstrained velocity and row setup; False when the world sleeps and nothing wakes it (members of a
+    coupled group pass may_sleep=False: they never sleep)."""
     nv = m.n_root + m.n_dofs
     if st.asleep[w]:
         if may_sleep and not _pushed(m, ctl, w):
@@ -260,8 +261,9 @@ def save_position_velocity(m, ws, w):
 
 
 @njit(cache=True, _nrt=False)
-def end_step(m, st, ctl, ws, w, dt, rk4):
-    """Positions from the position-iteration velocities, final velocities, accelerations, sleep check."""
+def end_step(m, st, ctl, ws, w, dt, rk4, may_sleep):
+    """Positions from the position-iteration velocities, final velocities, accelerations, and (may_sleep)
+    the sleep check."""
     nr, nd = m.n_root, m.n_dofs
     nv = nr + nd
     if rk4:
@@ -285,7 +287,7 @@ def end_step(m, st, ctl, ws, w, dt, rk4):
         for a in range(6):
             ctl.link_wrench[w, i, a] = 0.0
     link_poses(m, st, ws, w)
-    if m.sleep_threshold[0] > 0.0:
+    if may_sleep and m.sleep_threshold[0] > 0.0:
         _sleep_check(m, st, ws, w, dt)
 
 
@@ -304,7 +306,7 @@ def step_world(m, st, stage, ctl, ws, w, dt, rk4):
             if not velocity_iteration:
                 save_position_velocity(m, ws, w)
             break
-    end_step(m, st, ctl, ws, w, dt, rk4)
+    end_step(m, st, ctl, ws, w, dt, rk4, True)
 
 
 @njit(cache=True, _nrt=False)
