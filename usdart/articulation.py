@@ -38,9 +38,11 @@ class Articulation(InverseDynamicsMixin):
         self.control.target_velocity[:] = [d.drive.target_velocity if d.drive else 0.0 for d in desc.dofs]
         self.work = workspace(self.model, self.worlds)
         self.integrator = "euler"
-        self._stage_box = box(zeros_state(self.model, self.worlds))  # RK4 stage scratch
+        stage = zeros_state(self.model, self.worlds)  # RK4 stage scratch
+        self._stage_box = box(stage)
         self._model_box, self._state_box = box(self.model), box(self.state)
         self._control_box, self._work_box = box(self.control), box(self.work)
+        self._step_box = box((self.model, self.state, stage, self.control, self.work))
         for w in range(self.worlds):
             poses_one(self._model_box, self._state_box, self._work_box, w)
         self._measure_rest_lengths()
@@ -136,11 +138,10 @@ class Articulation(InverseDynamicsMixin):
         if not dt > 0 or steps < 0:
             raise UsdartError(f"{self.root_link}: need a positive time step and a non-negative step count")
         rk4 = self.integrator == "rk4"
-        boxes = self._model_box, self._state_box, self._stage_box, self._control_box, self._work_box
         if self.worlds == 1:
-            step_one(*boxes, 0, float(dt), int(steps), rk4)
+            step_one(self._step_box, 0, float(dt), int(steps), rk4)
         else:
-            step_all(*boxes, float(dt), int(steps), rk4)
+            step_all(self._step_box, float(dt), int(steps), rk4)
 
     @property
     def drive_limits_are_forces(self) -> bool:

@@ -109,8 +109,10 @@ def forward_dynamics_all(mb, sb, wb, tau, wrench, use_wrench, gravity, out):
 
 
 @njit(cache=True)
-def step_one(mb, sb, tb, cb, wb, w, dt, steps, rk4):
-    m, st, stage, ctl, ws = mb.value, sb.value, tb.value, cb.value, wb.value
+def step_one(b, w, dt, steps, rk4):
+    """Advance world w; b boxes (model, state, RK4 stage scratch, control, workspace) as one argument,
+    since each boxed argument costs about a microsecond of dispatch per Python call."""
+    m, st, stage, ctl, ws = b.value
     for _ in range(steps):
         step_world(m, st, stage, ctl, ws, w, dt, rk4)
 
@@ -123,6 +125,7 @@ def _step_par(m, st, stage, ctl, ws, dt, steps, rk4):
 
 
 @njit(cache=True)
-def step_all(mb, sb, tb, cb, wb, dt, steps, rk4):
-    """Advance every world by `steps` steps of dt (worlds in parallel); tb: scratch stage state (RK4)."""
-    _step_par(mb.value, sb.value, tb.value, cb.value, wb.value, dt, steps, rk4)
+def step_all(b, dt, steps, rk4):
+    """Advance every world by `steps` steps of dt (worlds in parallel); b as for step_one."""
+    m, st, stage, ctl, ws = b.value
+    _step_par(m, st, stage, ctl, ws, dt, steps, rk4)
