@@ -25,6 +25,8 @@ after every step (fps = rate).
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -46,6 +48,7 @@ from usdart.state import initial_state, sync_spherical_quaternions, workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 PANDA = ROOT / "tests/data/panda/panda.usda"
+sys.path.insert(0, str(ROOT / "tests"))  # the Pinocchio and MuJoCo twins the tests build from a usdart model
 
 
 def best_of(fn, repeat: int) -> float:
@@ -101,8 +104,6 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     rows = []
 
     # Pinocchio twin built from the same imported numbers (the test suite's reference builder)
-    import sys
-    sys.path.insert(0, str(ROOT / "tests"))
     from pin_reference import PinTwin
     twin = PinTwin(m)
     pm, pd = twin.model, twin.data
@@ -157,13 +158,9 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
 
 def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]:
     """(label, usdart seconds per step, MuJoCo seconds per step) for one Panda and for `worlds` Pandas."""
-    import os
-    import sys
-
     import mujoco
     from mujoco import rollout
 
-    sys.path.insert(0, str(ROOT / "tests"))
     from mujoco_twin import mujoco_twin
 
     dt, rows = 1e-3, []

@@ -29,14 +29,14 @@ class CoupledGroup:
                                     float).reshape(n, 2, 4, 4)
         self.joint_locked = np.array([locked_axes(j) for j, _, _ in joints], bool).reshape(n, 6)
         nv = max(m.model.n_root + m.model.n_dofs for m in members)
+        self._boxes = [tuple(getattr(m, name) for m in members)
+                       for name in ("_model_box", "_state_box", "_stage_box", "_control_box", "_work_box")]
         self._scratch = (np.zeros((worlds, 2, 6, nv)), np.zeros((worlds, 2, 4, 4)), np.zeros((worlds, 6 * n, 2, nv)),
                          np.zeros((worlds, 6 * n, 2, nv)), np.zeros((worlds, 6 * n)), np.zeros((worlds, 6 * n)),
                          np.zeros((worlds, 3)))
 
     def step(self, dt: float, steps: int, rk4: bool) -> None:
-        boxes = [tuple(getattr(m, name) for m in self.members)
-                 for name in ("_model_box", "_state_box", "_stage_box", "_control_box", "_work_box")]
-        step_group(*boxes, self.joint_art, self.joint_link, self.joint_frame, self.joint_locked, *self._scratch,
+        step_group(*self._boxes, self.joint_art, self.joint_link, self.joint_frame, self.joint_locked, *self._scratch,
                    float(dt), int(steps), rk4)
 
 

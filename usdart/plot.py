@@ -72,7 +72,7 @@ def plot(path, output=None, pattern: str | None = None) -> str:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UsdartError("usdart plot needs matplotlib: pip install \"usdart[plot]\"") from None
-    from .simulation import writable_target
+    from .simulation import writable_target, write_atomically
 
     target = writable_target(output or os.path.splitext(os.fspath(path))[0] + ".png")
     series, mpu = joint_series(path, pattern)
@@ -100,13 +100,8 @@ def plot(path, output=None, pattern: str | None = None) -> str:
             ax.legend(handles, labels, fontsize="small", loc="best")
             ax.grid(True, alpha=0.3)
     fig.tight_layout()
-    folder, name = os.path.split(target)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.usdart-tmp.png")
     try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, target)
+        write_atomically(target, lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.remove(tmp)
     return target

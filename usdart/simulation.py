@@ -189,22 +189,31 @@ def check_output(path, stage_or_file=None) -> str:
     return target
 
 
-def export_atomic(layer: Sdf.Layer, target: str) -> None:
-    """Export `layer` to a temporary file beside `target`, then rename it over `target`."""
+def write_atomically(target: str, write) -> None:
+    """Call write(path) on a temporary file beside `target` (same extension, so writers pick the format
+    from it), then rename it over `target`; on any error or interruption the temporary file is removed."""
     folder, name = os.path.split(target)
     stem, ext = os.path.splitext(name)
     tmp = os.path.join(folder, f".{stem}.{os.getpid()}.usdart-tmp{ext}")
     try:
+        write(tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def export_atomic(layer: Sdf.Layer, target: str) -> None:
+    """Export `layer` to `target` atomically (write_atomically)."""
+    def export(tmp: str) -> None:
         try:
             ok = layer.Export(tmp)
         except Tf.ErrorException as exc:
             raise UsdartError(f"{target}: cannot be written ({' '.join(str(exc).split())[:200]})") from None
         if not ok:
             raise UsdartError(f"{target}: cannot be written")
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+
+    write_atomically(target, export)
 
 
 @dataclass
