@@ -44,7 +44,7 @@ from usdart.kernels.entry import (forward_dynamics_all, forward_dynamics_one, in
 from usdart.kernels.crba import crba
 from usdart.kernels.kinematics import link_poses
 from usdart.kernels.rnea import rnea
-from usdart.state import initial_state, sync_spherical_quaternions, workspace
+from usdart.core.state import initial_state, sync_spherical_quaternions, workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 PANDA = ROOT / "tests/data/panda/panda.usda"

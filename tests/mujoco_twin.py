@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from usdart.importer.frames import matrix_to_quat, quat_to_matrix
-from usdart.model import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
+from usdart.core.frames import matrix_to_quat, quat_to_matrix
+from usdart.core.layout import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
 
 INTEGRATORS = {"euler": "Euler", "rk4": "RK4", "implicit": "implicit", "implicitfast": "implicitfast"}
 

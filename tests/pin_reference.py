@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from usdart.importer.frames import quat_to_matrix
-from usdart.model import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL
+from usdart.core.frames import quat_to_matrix
+from usdart.core.layout import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL
 
 
 def _se3(R, p):

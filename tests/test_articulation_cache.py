@@ -9,7 +9,7 @@ from test_inverse_dynamics_seed import D, G, MASS, pendulum
 
 import usdart
 from usdart import CacheFlag, UsdartError
-from usdart.importer.frames import quat_to_matrix
+from usdart.core.frames import quat_to_matrix
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent

@@ -18,7 +18,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 import usdart
 from authored_stage import ISAAC_STAGE, SI, authored_gripper, build
 from usdart import authoring as A
-from usdart.cli import main as cli
+from usdart.app.cli import main as cli
 from usdart.errors import AuthoringError
 
 DEG = math.pi / 180

@@ -17,7 +17,7 @@ from pin_reference import PinTwin, root_acc_bias, root_map
 
 import usdart
 from usdart import CacheFlag
-from usdart.importer.frames import quat_to_matrix
+from usdart.core.frames import quat_to_matrix
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent

@@ -7,7 +7,7 @@ from pxr import Gf, Sdf, UsdPhysics
 
 import usdart
 from builders import body, chain, new_stage, root_api, set_attr
-from usdart.cli import main
+from usdart.app.cli import main
 
 
 def import_error(stage):

@@ -151,7 +151,7 @@ def test_authored_com_and_principal_axes():
 
 
 def test_convex_hull_of_cloud_equals_enclosing_cube_and_sphere_volume_converges():
-    from usdart.importer.shape_mass import closed_triangle_mesh, convex_hull
+    from usdart.usd.importer.shape_mass import closed_triangle_mesh, convex_hull
     rng = np.random.default_rng(3)
     corners = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 2) for z in (-1, 1)], float)
     cloud = np.vstack([rng.uniform([-1, -1, -1], [1, 2, 1], size=(3000, 3)), corners])

@@ -160,7 +160,7 @@ def test_spherical_joint_dofs_turned_to_the_axis_and_cone_limits():
     assert (jd.dofs[1].lower, jd.dofs[1].upper) == pytest.approx((-30 * DEG, 30 * DEG))
     assert not jd.dofs[0].limited and not jd.dofs[2].limited
     # USD axis Y becomes the joint frame's X axis
-    from usdart.importer.frames import quat_to_matrix
+    from usdart.core.frames import quat_to_matrix
     np.testing.assert_allclose(quat_to_matrix(jd.frame0.orientation) @ [1, 0, 0], [0, 1, 0], atol=1e-12)
 
 

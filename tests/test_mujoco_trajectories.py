@@ -24,7 +24,7 @@ from pxr import Gf, Sdf, Usd, UsdPhysics
 
 import usdart
 from usdart import CacheFlag
-from usdart.importer.frames import quat_to_matrix
+from usdart.core.frames import quat_to_matrix
 
 DATA = Path(__file__).parent / "data"
 ROBOTS = {"panda": ("panda/panda.usda", "panda/ref_fixed"), "ant": ("ant/ant.usda", "ant/ref_fixed"),

@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from usdart.cli import main
+from usdart.app.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, "sample_stages")

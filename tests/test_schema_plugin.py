@@ -11,7 +11,7 @@ from pxr import Plug, Sdf, Usd, UsdValidation
 
 import usdart
 from authored_stage import ISAAC_STAGE, authored_gripper, build
-from usdart.importer import usd_values
+from usdart.usd.importer import usd_values
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(ROOT, "tests", "data", "physx_usd_schema_props.json")
@@ -82,7 +82,7 @@ def test_generated_schema_text_is_usdgenschema_shaped():
 
 # ---- registered on import: what usd-core now gives ------------------------------------------------------------
 def test_import_registers_plugin_and_usd_core_knows_the_schemas():
-    assert usdart.schema_plugin.status().registered
+    assert usdart.usd.schema_plugin.status().registered
     stage = Usd.Stage.CreateInMemory()
     joint = stage.DefinePrim("/Joint", "PhysicsRevoluteJoint")
     for token in ("PhysxMimicJointAPI:rotZ", "PhysicsJointStateAPI:angular", "PhysxJointAPI",
@@ -154,7 +154,7 @@ PROBE = textwrap.dedent("""
     if len(sys.argv) > 1:
         Plug.Registry().RegisterPlugins(sys.argv[1])  # e.g. Isaac Sim's physxSchema, loaded before usdart
     import usdart
-    status = usdart.schema_plugin.status()
+    status = usdart.usd.schema_plugin.status()
     definition = Usd.SchemaRegistry().FindAppliedAPIPrimDefinition("PhysxMimicJointAPI")
     gearing = definition.GetAttributeFallbackValue("physxMimicJoint:__INSTANCE_NAME__:gearing") if definition else None
     print(json.dumps(dict(registered=status.registered, reason=status.reason, gearing=gearing,
@@ -189,7 +189,7 @@ DUMP = textwrap.dedent("""
     import dataclasses, json, sys
     import numpy as np
     import usdart
-    from usdart.importer import read_stage
+    from usdart.usd.importer import read_stage
 
     def plain(x):
         if dataclasses.is_dataclass(x):
@@ -202,7 +202,7 @@ DUMP = textwrap.dedent("""
             return plain(x.tolist())
         return repr(x) if isinstance(x, float) else x
 
-    out = {"registered": usdart.schema_plugin.status().registered}
+    out = {"registered": usdart.usd.schema_plugin.status().registered}
     for path in sys.argv[1:]:
         out[path] = plain(read_stage(path)[1])
     print(json.dumps(out, sort_keys=True))
@@ -267,6 +267,6 @@ def test_plugin_folder_is_a_standalone_usd_plugin():
     code = ("from pxr import Usd; import sys; "
             "print(Usd.SchemaRegistry().FindAppliedAPIPrimDefinition('PhysxJointAxisAPI') is not None, "
             "'usdart' in sys.modules)")
-    done = run(["-c", code], env={"PXR_PLUGINPATH_NAME": str(usdart.schema_plugin.PLUGIN_DIR)}, check=True)
+    done = run(["-c", code], env={"PXR_PLUGINPATH_NAME": str(usdart.usd.schema_plugin.PLUGIN_DIR)}, check=True)
     assert done.stdout.split() == ["True", "False"]
-    assert Plug.Registry().GetPluginWithName(usdart.schema_plugin.PLUGIN_NAME) is not None
+    assert Plug.Registry().GetPluginWithName(usdart.usd.schema_plugin.PLUGIN_NAME) is not None

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
-from usdart.importer.shape_mass import (MassProperties, closed_triangle_mesh, collider_mass_properties, combine,
+from usdart.usd.importer.shape_mass import (MassProperties, closed_triangle_mesh, collider_mass_properties, combine,
                                         convex_hull, solid_box, solid_capsule, solid_cone, solid_cylinder,
                                         solid_ellipsoid, solid_sphere, triangulate)
 

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 import usdart
-from usdart.cli import main
+from usdart.app.cli import main
 
 ROOT = Path(__file__).parent.parent
 ARM = ROOT / "sample_stages/arm_with_gripper.usda"
@@ -405,7 +405,7 @@ def test_ctrl_c_mid_run_leaves_no_file(runner, tmp_path, monkeypatch):
 
 
 def test_interrupt_while_exporting_removes_the_temporary_file(tmp_path):
-    from usdart.simulation import export_atomic
+    from usdart.app.simulation import export_atomic
 
     class HalfWritten:
         def Export(self, path):
@@ -420,8 +420,8 @@ def test_interrupt_while_exporting_removes_the_temporary_file(tmp_path):
 
 def test_sigint_to_a_running_simulation(tmp_path):
     out = tmp_path / "long.usda"
-    code = ("import sys, usdart.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); "
-            f"usdart.cli.main(['simulate', {str(ARM)!r}, '-o', {str(out)!r}, '--duration', '1e5'])")
+    code = ("import sys, usdart.app.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); "
+            f"usdart.app.cli.main(['simulate', {str(ARM)!r}, '-o', {str(out)!r}, '--duration', '1e5'])")
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     assert proc.stderr.readline().strip() == "ready"
     time.sleep(2.0)  # load and start stepping
@@ -455,7 +455,7 @@ def test_validate(runner, tmp_path):
 
 
 def test_plot_reads_the_time_samples(runner, tmp_path):
-    from usdart.plot import joint_series
+    from usdart.app.plot import joint_series
 
     out = tmp_path / "keys_out.usda"
     usdart.simulate(keyframed_stage(tmp_path / "keys.usda"), duration=1.0, output=out)
@@ -485,7 +485,7 @@ class _Terminal(io.StringIO):
 
 
 def test_progress_bar_only_on_a_terminal_with_a_compile_notice_and_an_honest_estimate(monkeypatch):
-    from usdart import simulation as sim
+    from usdart.app import simulation as sim
 
     clock = [0.0]
     monkeypatch.setattr(sim._time, "perf_counter", lambda: clock[0])

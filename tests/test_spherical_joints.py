@@ -14,9 +14,8 @@ from pxr import Gf, UsdPhysics
 
 import usdart
 from usdart import CacheFlag
-from usdart.importer.frames import quat_multiply, quat_to_matrix
-from usdart.kernels.entry import poses_one
-from usdart.state import rotation_vector_to_quat
+from usdart.core.frames import quat_multiply, quat_to_matrix
+from usdart.core.state import rotation_vector_to_quat
 
 
 def shoulder(free_axes):
@@ -60,7 +59,7 @@ def test_link_velocity_is_the_derivative_of_the_pose(free):
         quat0, q0 = st.joint_quat[0, 1].copy(), st.q[0].copy()
         st.joint_quat[0, 1] = quat_multiply(quat0, rotation_vector_to_quat(sign * dt * omega_child))
         st.q[0, hi:] = q0[hi:] + sign * dt * cache.joint_velocity[hi:]
-        poses_one(art._model_box, art._state_box, art._work_box, 0)
+        art._update_poses(0)
         poses.append(art.link_transforms())
         st.joint_quat[0, 1], st.q[0] = quat0, q0
     for i in (1, 2):

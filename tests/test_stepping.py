@@ -11,7 +11,7 @@ from pxr import Gf, UsdPhysics
 
 import usdart
 from usdart import CacheFlag
-from usdart.importer.frames import quat_to_matrix
+from usdart.core.frames import quat_to_matrix
 
 ROOT = Path(__file__).parent.parent
 DEG = math.pi / 180.0

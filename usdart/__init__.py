@@ -1,12 +1,12 @@
 """usdart: USD-driven reduced-coordinate articulation simulation (PhysX semantics, numba solver)."""
-from .schema_plugin import register as _register_schema_plugin
+from .usd.schema_plugin import register as _register_schema_plugin
 
 _register_schema_plugin()  # first: usd-core reads schema plugins once, when the first stage is opened
 from .articulation import Articulation
 from .cache import ArticulationCache, CacheFlag
 from .errors import PhysicsImportError, StageError, UsdartError
 from .scene import Scene, load
-from .simulation import Recorder, simulate
+from .app.simulation import Recorder, simulate
 
 __all__ = ["load", "Scene", "Articulation", "ArticulationCache", "CacheFlag", "UsdartError", "StageError",
            "PhysicsImportError", "simulate", "Recorder"]

@@ -1,51 +1,68 @@
 """The public `Articulation`: an imported articulation, its state, and the PhysX cache interface."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .cache import ArticulationCache, CacheFlag
+from .core import layout as L
+from .core.articulation_model import ArticulationModel, build_articulation_model, structure_key
+from .core.description import AXIS_ORDER, ArticulationDesc
+from .core.engine import Engine
+from .core.frames import matrix_to_quat
+from .core.kernels.entry import link_motion
+from .core.model import build_model
+from .core.state import set_initial_state, sync_spherical_positions, sync_spherical_quaternions, tree_view
 from .errors import UsdartError
-from .importer.description import AXIS_ORDER, ArticulationDesc
-from .importer.frames import matrix_to_quat, quat_to_matrix
 from .inverse_dynamics import InverseDynamicsMixin
-from .kernels.box import box
-from .kernels.entry import link_motion_one, poses_one, step_all, step_one
-from .model import JOINT_SPHERICAL, WAKE_TIME, build_model, structure_key
-from .state import (initial_state, sync_spherical_positions, sync_spherical_quaternions, workspace,
-                    zeros_control, zeros_state)
 from .values import finite_vector, unit_quaternion
 
 
+class ArticulationControl(NamedTuple):
+    """An articulation's part of the scene's Control, as numpy views."""
+
+    joint_force: np.ndarray  # (W, n_dofs)
+    target_position: np.ndarray  # (W, n_dofs)
+    target_velocity: np.ndarray  # (W, n_dofs)
+    link_wrench: np.ndarray  # (W, n_links, 6)
+
+
 class Articulation(InverseDynamicsMixin):
-    """One reduced-coordinate articulation of a `Scene`.
+    """One reduced-coordinate articulation (or free body) of a `Scene`.
 
     Links are in low-level order (BFS from the root, parent index < child index); DOFs follow the
     links in that order and, inside a joint, PhysX's axis order (rotX, rotY, rotZ, transX, transY, transZ).
     The state starts as authored (root body pose and velocity, JointStateAPI); read and change it through
-    a cache (`create_cache`, `copy_internal_state_to_cache`, `apply_cache`).
+    a cache (`create_cache`, `copy_internal_state_to_cache`, `apply_cache`). `state` and `control` are
+    views of the scene's arrays (leading axis: worlds).
+
+    `Articulation(desc)` on its own (without a scene) simulates that articulation alone.
     """
 
     def __init__(self, desc: ArticulationDesc, gravity=(0.0, 0.0, -9.81), joints: dict | None = None,
-                 worlds: int = 1):
+                 worlds: int = 1, *, _engine: Engine | None = None, _tree: int = 0,
+                 _model: ArticulationModel | None = None):
         if worlds < 1:
             raise UsdartError(f"{desc.root_link}: worlds must be at least 1, got {worlds}")
         self.desc = desc
-        self.worlds = int(worlds)
-        self.model = build_model(desc, gravity, joints)
-        self.state = initial_state(desc, self.model, self.worlds)
-        self.control = zeros_control(self.model, self.worlds)
-        self.control.target_position[:] = [d.drive.target_position if d.drive else 0.0 for d in desc.dofs]
-        self.control.target_velocity[:] = [d.drive.target_velocity if d.drive else 0.0 for d in desc.dofs]
-        self.work = workspace(self.model, self.worlds)
-        self.integrator = "euler"
-        stage = zeros_state(self.model, self.worlds)  # RK4 stage scratch
-        self._stage_box = box(stage)
-        self._model_box, self._state_box = box(self.model), box(self.state)
-        self._control_box, self._work_box = box(self.control), box(self.work)
-        self._step_box = box((self.model, self.state, stage, self.control, self.work))
-        for w in range(self.worlds):
-            poses_one(self._model_box, self._state_box, self._work_box, w)
-        self._measure_rest_lengths()
+        self.model = _model if _model is not None else build_articulation_model(desc, gravity, joints)
+        # a model of this tree alone: the scratch scene of its caches
+        self._solo_model = build_model([self.model], [], self.model.gravity)
+        if _engine is None:  # standalone: a scene of one tree
+            _engine = Engine(self._solo_model, worlds)
+            set_initial_state(_engine.model, _engine.state, _engine.control, 0, desc, self.model)
+            for w in range(_engine.worlds):
+                _engine.update_poses(w)
+            _engine.measure_rest_lengths()
+        self._engine, self._tree = _engine, int(_tree)
+        self._island = int(_engine.model.trees.tree[self._tree, L.T_ISLAND])
+        self.worlds = _engine.worlds
+        self.state = tree_view(_engine.model, _engine.state, self._tree)
+        l0, l1, d0, d1 = (int(x) for x in _engine.model.trees.tree[self._tree, :4])
+        ctl = _engine.control
+        self.control = ArticulationControl(ctl.joint_force[:, d0:d1], ctl.target_position[:, d0:d1],
+                                           ctl.target_velocity[:, d0:d1], ctl.link_wrench[:, l0:l1])
         self._maximal_index = np.array([(link - 1) * 6 + AXIS_ORDER.index(d.axis)
                                         for link, d in zip(self.model.dof_link, desc.dofs)], dtype=np.int64)
 
@@ -111,19 +128,13 @@ class Articulation(InverseDynamicsMixin):
         """World pose of every link frame (the body prims' frames): rows [x, y, z, qw, qx, qy, qz]."""
         self._check_world(world)
         out = np.zeros((self.model.n_links, 7))
-        out[:, :3] = self.work.pos[world]
-        out[:, 3:] = [matrix_to_quat(R) for R in self.work.rot[world]]
+        out[:, :3] = self.state.link_pos[world]
+        out[:, 3:] = [matrix_to_quat(R) for R in self.state.link_rot[world]]
         return out
 
-    def _measure_rest_lengths(self) -> None:
-        """Spatial sub-tendons without an authored rest length keep the length they start with."""
-        m = self.model
-        T = self.link_transforms()
-        for s in np.flatnonzero(np.isnan(m.spatial_params[:, 4])):
-            ids = range(m.spatial_start[s], m.spatial_start[s + 1])
-            points = [T[m.spatial_link[p], :3] + quat_to_matrix(T[m.spatial_link[p], 3:]) @ m.spatial_point[p] for p in ids]
-            m.spatial_params[s, 4] = m.spatial_params[s, 3] + sum(
-                m.spatial_gearing[p] * np.linalg.norm(points[i] - points[i + 1]) for i, p in enumerate(list(ids)[1:]))
+    def _update_poses(self, world: int) -> None:
+        """Link poses of a world from the state (after writing the state's arrays directly)."""
+        self._engine.update_poses(world)
 
     def _check_world(self, world: int) -> None:
         if not 0 <= world < self.worlds:
@@ -131,27 +142,32 @@ class Articulation(InverseDynamicsMixin):
 
     # ---- stepping ------------------------------------------------------------------------------------
     def step(self, dt: float, steps: int = 1) -> None:
-        """Advance every world by `steps` steps of `dt` seconds (worlds in parallel when there are several),
-        with `self.integrator`: "euler" (semi-implicit, PhysX-like) or "rk4" (smooth dynamics by RK4)."""
-        if self.integrator not in ("euler", "rk4"):
-            raise UsdartError(f"{self.root_link}: unknown integrator {self.integrator!r} (use 'euler' or 'rk4')")
+        """Advance this articulation (with whatever is joined to it) in every world by `steps` steps of `dt`
+        seconds, leaving the rest of its scene where it is. `scene.step` steps everything."""
         if not dt > 0 or steps < 0:
             raise UsdartError(f"{self.root_link}: need a positive time step and a non-negative step count")
-        rk4 = self.integrator == "rk4"
-        if self.worlds == 1:
-            step_one(self._step_box, 0, float(dt), int(steps), rk4)
-        else:
-            step_all(self._step_box, float(dt), int(steps), rk4)
+        self._engine.step(dt, steps, self._island)
+
+    @property
+    def integrator(self) -> str:
+        """"euler" (semi-implicit, PhysX-like) or "rk4" (smooth dynamics by RK4); shared by the whole scene."""
+        return "rk4" if self._engine.rk4 else "euler"
+
+    @integrator.setter
+    def integrator(self, name: str) -> None:
+        if name not in ("euler", "rk4"):
+            raise UsdartError(f"unknown integrator {name!r} (use 'euler' or 'rk4')")
+        self._engine.set_integrator(name == "rk4")
 
     @property
     def drive_limits_are_forces(self) -> bool:
         """PhysX's DRIVE_LIMITS_ARE_FORCES flag: drive maxForce is a force (True, the default) or an
         impulse per step (False)."""
-        return bool(self.model.drive_limits_are_forces[0])
+        return bool(self._engine.control.tree_settings[self._tree, L.TS_DRIVE_LIMITS_ARE_FORCES])
 
     @drive_limits_are_forces.setter
     def drive_limits_are_forces(self, value: bool) -> None:
-        self.model.drive_limits_are_forces[0] = bool(value)
+        self._engine.control.tree_settings[self._tree, L.TS_DRIVE_LIMITS_ARE_FORCES] = float(bool(value))
 
     def dof_index(self, dof) -> int:
         """Low-level index of a DOF given by index, DOF name, or joint path (single-DOF joints)."""
@@ -181,13 +197,13 @@ class Articulation(InverseDynamicsMixin):
     @property
     def sleep_threshold(self) -> float:
         """Mass-normalised kinetic energy (m^2/s^2) under which a world at rest for 0.4 s sleeps (0: never)."""
-        return float(self.model.sleep_threshold[0])
+        return float(self._engine.control.tree_settings[self._tree, L.TS_SLEEP_THRESHOLD])
 
     @sleep_threshold.setter
     def sleep_threshold(self, value: float) -> None:
         if not value >= 0:
             raise UsdartError(f"{self.root_link}: sleep threshold must be >= 0, got {value}")
-        self.model.sleep_threshold[0] = value
+        self._engine.control.tree_settings[self._tree, L.TS_SLEEP_THRESHOLD] = value
 
     def asleep(self, world: int = 0) -> bool:
         self._check_world(world)
@@ -197,11 +213,11 @@ class Articulation(InverseDynamicsMixin):
         """Wake one world (or all): changing its state, targets or forces through the API does this."""
         worlds = slice(None) if world is None else world
         self.state.asleep[worlds] = False
-        self.state.wake_time[worlds] = WAKE_TIME
+        self.state.wake_time[worlds] = L.WAKE_TIME
 
     # ---- the articulation cache ---------------------------------------------------------------------
     def create_cache(self) -> ArticulationCache:
-        cache = ArticulationCache(self.model, self.root_link)
+        cache = ArticulationCache(self.model, self._solo_model, self.root_link)
         self.copy_internal_state_to_cache(cache, CacheFlag.ALL)
         return cache
 
@@ -214,7 +230,7 @@ class Articulation(InverseDynamicsMixin):
 
     def _check_spherical_range(self, positions) -> None:
         m = self.model
-        for i in np.flatnonzero(m.joint_type == JOINT_SPHERICAL):
+        for i in np.flatnonzero(m.joint_type == L.JOINT_SPHERICAL):
             values = np.asarray(positions[m.dof_start[i]:m.dof_start[i + 1]])
             if np.any(np.abs(values) > np.pi + 1e-9):
                 raise UsdartError(f"{self.desc.joints[i].path}: spherical joint positions must lie in [-pi, pi], "
@@ -251,8 +267,15 @@ class Articulation(InverseDynamicsMixin):
         if flags & (CacheFlag.LINK_VELOCITY | CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE):
             # RNEA at the last accelerations gives link velocities, accelerations and transmitted forces
             velocity, acceleration = np.zeros((m.n_links, 6)), np.zeros((m.n_links, 6))
-            link_motion_one(self._model_box, self._state_box, self._control_box, self._work_box, world,
-                            np.zeros((self.worlds, m.n_root + m.n_dofs)), velocity, acceleration)
+            # link_motion writes scene-indexed link rows: pass views offset to this tree's first link
+            e = self._engine
+            l0 = int(e.model.trees.tree[self._tree, L.T_LINK0])
+            n_links = len(e.model.links.link)
+            velocity_all, acceleration_all = np.zeros((n_links, 6)), np.zeros((n_links, 6))
+            link_motion(e._box, self._tree, world, np.zeros(len(e.model.trees.v_parent)), velocity_all,
+                        acceleration_all)
+            velocity[:] = velocity_all[l0:l0 + m.n_links]
+            acceleration[:] = acceleration_all[l0:l0 + m.n_links]
             if CacheFlag.LINK_VELOCITY in flags:
                 cache.link_velocity[:] = velocity
             if CacheFlag.LINK_ACCELERATION in flags:
@@ -262,12 +285,14 @@ class Articulation(InverseDynamicsMixin):
 
     def _incoming_joint_forces(self, out, world: int) -> None:
         """ws.force (world, at the origin) as [force; torque] in each link's child joint frame."""
-        m, ws = self.model, self.work
+        m, st = self.model, self.state
+        l0 = int(self._engine.model.trees.tree[self._tree, L.T_LINK0])
+        force_all = self._engine.work.force[world, l0:l0 + m.n_links]
         out[0] = 0.0
         for i in range(1, m.n_links):
-            R = ws.rot[world, i] @ m.child_frame_rot[i]
-            x = ws.pos[world, i] + ws.rot[world, i] @ m.child_frame_pos[i]
-            torque, force = ws.force[world, i, :3], ws.force[world, i, 3:]
+            R = st.link_rot[world, i] @ m.child_frame_rot[i]
+            x = st.link_pos[world, i] + st.link_rot[world, i] @ m.child_frame_pos[i]
+            torque, force = force_all[i, :3], force_all[i, 3:]
             out[i, :3] = R.T @ force
             out[i, 3:] = R.T @ (torque - np.cross(x, force))
 
@@ -306,7 +331,7 @@ class Articulation(InverseDynamicsMixin):
         if CacheFlag.LINK_TORQUE in flags:
             ctl.link_wrench[world, :, 3:] = finite_vector(cache.link_torque, 3 * m.n_links, where, "link_torque").reshape(-1, 3)
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
-            poses_one(self._model_box, self._state_box, self._work_box, world)
+            self._engine.update_poses(world)
         self.wake(world)
 
     def summary(self) -> dict:

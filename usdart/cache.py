@@ -11,9 +11,10 @@ from enum import IntFlag
 
 import numpy as np
 
-from .kernels.box import box
-from .model import Model, structure_key
-from .state import workspace, zeros_control, zeros_state
+from .core.articulation_model import ArticulationModel, structure_key
+from .core.kernels.box import box
+from .core.model import Model
+from .core.state import tree_view, workspace, zeros_control, zeros_state
 
 
 class CacheFlag(IntFlag):
@@ -40,7 +41,7 @@ class CacheFlag(IntFlag):
 class ArticulationCache:
     """Arrays sized for one articulation; reusable by any articulation of the same structure."""
 
-    def __init__(self, model: Model, owner: str):
+    def __init__(self, model: ArticulationModel, solo_model: Model, owner: str):
         n, nd = model.n_links, model.n_dofs
         nv = model.n_root + nd
         self.owner = owner  # root link path of the articulation that created the cache
@@ -68,11 +69,11 @@ class ArticulationCache:
         self.gravity_compensation_force = np.zeros(nv)
         self.centroidal_momentum_matrix = np.zeros((6, nv))
         self.centroidal_momentum_bias = np.zeros(6)
-        # scratch for evaluating the dynamics at the cache's state (one world)
-        self._state = zeros_state(model, 1)
-        self._control = zeros_control(model, 1)
-        self._work = workspace(model, 1)
-        self._state_box, self._work_box = box(self._state), box(self._work)
+        # scratch for evaluating the dynamics at the cache's state: a one-world scene of this tree alone
+        self._state = zeros_state(solo_model, 1)
+        self._control = zeros_control(solo_model, 1)
+        self._tree_state = tree_view(solo_model, self._state, 0)
+        self._box = box((solo_model, self._state, self._control, workspace(solo_model, 1, articulated=True)))
 
     def __repr__(self) -> str:
         return f"ArticulationCache(of {self.owner!r}, {len(self.joint_position)} DOFs)"

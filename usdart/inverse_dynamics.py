@@ -16,23 +16,22 @@ import numpy as np
 
 from .cache import ArticulationCache
 from .errors import UsdartError
-from .kernels.entry import (centroidal_one, forward_dynamics_one, inverse_dynamics_one, jacobians_one,
-                            mass_matrix_one)
-from .state import sync_spherical_quaternions
+from .core.kernels.entry import centroidal, forward_dynamics, inverse_dynamics, jacobians, mass_matrix
+from .core.state import sync_spherical_quaternions
 from .values import finite_vector, unit_quaternion, vector
 
 _ZERO3 = np.zeros(3)
 
 
 class InverseDynamicsMixin:
-    """Methods shared by `Articulation`; needs `self.model`, its box `self._model_box`, `self.root_link`
-    and `self._check_cache`."""
+    """Methods shared by `Articulation`; needs `self.model`, `self.root_link` and `self._check_cache`. The
+    kernels run on the cache's scratch scene (this tree alone, tree 0, world 0)."""
 
     # ---- evaluation at the cache's state -------------------------------------------------------------
     def _load(self, cache: ArticulationCache, velocities: bool = True):
-        """Copy the cache's state into its scratch world; returns the boxes the entry points take."""
+        """Copy the cache's state into its scratch scene; returns the box the entry points take."""
         self._check_cache(cache)
-        m, st, where = self.model, cache._state, self.root_link
+        m, st, where = self.model, cache._tree_state, self.root_link
         st.q[0] = finite_vector(cache.joint_position, m.n_dofs, where, "joint_position")
         st.qd[0] = finite_vector(cache.joint_velocity, m.n_dofs, where, "joint_velocity") if velocities else 0.0
         self._check_spherical_range(cache.joint_position)
@@ -44,29 +43,28 @@ class InverseDynamicsMixin:
         if m.n_root and velocities:
             st.root_vel[0, :3] = finite_vector(cache.root_linear_velocity, 3, where, "root_linear_velocity")
             st.root_vel[0, 3:] = finite_vector(cache.root_angular_velocity, 3, where, "root_angular_velocity")
-        return self._model_box, cache._state_box, cache._work_box
+        return cache._box
 
     def _rnea(self, cache, qdd=None, root_acc=None, gravity=_ZERO3, wrench=None, velocities=False):
         """Generalized forces (6 + n when floating) at the cache's pose."""
         m = self.model
-        boxes = self._load(cache, velocities)
-        zeros_dofs = np.zeros((1, m.n_dofs))
-        qdd_in = zeros_dofs if qdd is None else np.asarray(qdd, float).reshape(1, m.n_dofs)
-        root_in = np.zeros((1, 6)) if root_acc is None else np.asarray(root_acc, float).reshape(1, 6)
-        wrench_in = cache._control.link_wrench
+        b = self._load(cache, velocities)
+        qdd_in = np.zeros(m.n_dofs) if qdd is None else np.asarray(qdd, float).reshape(m.n_dofs)
+        root_in = np.zeros(6) if root_acc is None else np.asarray(root_acc, float).reshape(6)
+        wrench_in = cache._control.link_wrench[0]
         if wrench is not None:
-            wrench_in[0] = wrench
-        out = np.zeros((1, m.n_root + m.n_dofs))
-        inverse_dynamics_one(*boxes, 0, qdd_in, root_in, 1.0, wrench_in, wrench is not None,
-                             np.asarray(gravity, float), 1.0 if velocities else 0.0, out)
-        return out[0]
+            wrench_in[:] = wrench
+        out = np.zeros(m.n_root + m.n_dofs)
+        inverse_dynamics(b, 0, qdd_in, root_in, 1.0, wrench_in, wrench is not None, np.asarray(gravity, float),
+                         1.0 if velocities else 0.0, out)
+        return out
 
     def _generalized_mass(self, cache) -> np.ndarray:
         m = self.model
-        boxes = self._load(cache, velocities=False)
-        H = np.zeros((1, m.n_root + m.n_dofs, m.n_root + m.n_dofs))
-        mass_matrix_one(*boxes, 0, False, H)
-        return H[0]
+        b = self._load(cache, velocities=False)
+        H = np.zeros((m.n_root + m.n_dofs, m.n_root + m.n_dofs))
+        mass_matrix(b, 0, False, H)
+        return H
 
     def _free_root(self, cache, generalized: np.ndarray) -> np.ndarray:
         """Joint forces when the floating root may move freely: tau_j - H_j0 H_00^-1 f_0."""
@@ -108,14 +106,14 @@ class InverseDynamicsMixin:
         armature included; no drives, damping or external forces. A floating root's acceleration goes to
         cache.root_linear_acceleration / root_angular_acceleration."""
         m = self.model
-        boxes = self._load(cache, velocities=True)
-        out = np.zeros((1, m.n_root + m.n_dofs))
-        tau = finite_vector(cache.joint_force, m.n_dofs, self.root_link, "joint_force").reshape(1, m.n_dofs)
-        forward_dynamics_one(*boxes, 0, tau, cache._control.link_wrench, False, m.gravity, out)
+        b = self._load(cache, velocities=True)
+        out = np.zeros(m.n_root + m.n_dofs)
+        tau = finite_vector(cache.joint_force, m.n_dofs, self.root_link, "joint_force")
+        forward_dynamics(b, 0, tau, cache._control.link_wrench[0], False, m.gravity, out)
         if m.n_root:
-            cache.root_linear_acceleration[:] = out[0, :3]
-            cache.root_angular_acceleration[:] = out[0, 3:6]
-        cache.joint_acceleration[:] = out[0, m.n_root:]
+            cache.root_linear_acceleration[:] = out[:3]
+            cache.root_angular_acceleration[:] = out[3:6]
+        cache.joint_acceleration[:] = out[m.n_root:]
         return cache.joint_acceleration.copy()
 
     # ---- generalized (6 + n) forms -----------------------------------------------------------------
@@ -147,10 +145,9 @@ class InverseDynamicsMixin:
     def compute_dense_jacobian(self, cache: ArticulationCache) -> tuple[int, int]:
         """cache.dense_jacobian: rows 6 per link (root skipped when fixed), [vx vy vz wx wy wz] of the
         link COM in world axes; columns [root v, root w (floating)] then DOFs. Returns (rows, cols)."""
-        boxes = self._load(cache, velocities=False)
-        J = cache.dense_jacobian.reshape(1, *cache.dense_jacobian.shape)
-        jacobians_one(*boxes, 0, True, J)
-        return J.shape[1], J.shape[2]
+        b = self._load(cache, velocities=False)
+        jacobians(b, 0, True, cache.dense_jacobian)
+        return cache.dense_jacobian.shape
 
     def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> tuple[np.ndarray, np.ndarray]:
         """(A, bias) with [P; L_G] = A [root velocity; qd] and d/dt [P; L_G] = A [root acc; qdd] + bias,
@@ -159,14 +156,13 @@ class InverseDynamicsMixin:
         if m.n_root == 0:
             raise UsdartError(f"{self.root_link}: the centroidal momentum matrix needs a floating base "
                               "(PhysX computes it for floating articulations only)")
-        boxes = self._load(cache, velocities=True)
+        b = self._load(cache, velocities=True)
         nv = m.n_root + m.n_dofs
-        A, bias = np.zeros((1, 6, nv)), np.zeros((1, 6, 1))
-        centroidal_one(*boxes, 0, np.zeros((1, m.n_dofs)), np.zeros((1, 6)), np.zeros((1, m.n_links, 6)),
-                            _ZERO3, np.zeros((1, nv)), A, bias)
-        cache.centroidal_momentum_matrix = A[0]
-        cache.centroidal_momentum_bias = bias[0, :, 0]
-        return A[0].copy(), bias[0, :, 0].copy()
+        A, bias = np.zeros((6, nv)), np.zeros((6, 1))
+        centroidal(b, 0, np.zeros(m.n_dofs), np.zeros(6), np.zeros((m.n_links, 6)), _ZERO3, np.zeros(nv), A, bias)
+        cache.centroidal_momentum_matrix = A
+        cache.centroidal_momentum_bias = bias[:, 0]
+        return A.copy(), bias[:, 0].copy()
 
     # ---- maximal <-> reduced joint data ------------------------------------------------------------
     def unpack_joint_data(self, reduced) -> np.ndarray:

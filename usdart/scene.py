@@ -4,14 +4,18 @@ from __future__ import annotations
 import numpy as np
 
 from .articulation import Articulation
-from .coupled import coupled_groups
+from .core.articulation_model import build_articulation_model, locked_axes
+from .core.description import ArticulationDesc, SceneDescription
+from .core.engine import Engine
+from .core.model import build_model, cross_joint
+from .core.state import set_initial_state
 from .errors import UsdartError
-from .importer import read_stage
-from .importer.description import ArticulationDesc, SceneDescription
+from .usd.importer import read_stage
 
 
 class Scene:
-    """Articulations (sorted by root link path), free bodies and scene settings of a stage."""
+    """Articulations (sorted by root link path), free bodies and scene settings of a stage, simulated as one
+    model: one kernel call steps every articulation, free body and joint between them in every world."""
 
     def __init__(self, stage, description: SceneDescription, worlds: int = 1, integrator: str = "euler"):
         self.stage = stage
@@ -19,19 +23,48 @@ class Scene:
         self.worlds = int(worlds)
         self.time = 0.0
         gravity, joints = description.settings.gravity, description.joints
-        self.articulations = [Articulation(a, gravity, joints, self.worlds) for a in description.articulations]
+        descs = list(description.articulations)
         # a free rigid body moves like a one-link floating articulation
-        self._free = {path: Articulation(_single_body(description.bodies[path]), gravity, None, self.worlds)
-                      for path in description.free_bodies if not description.bodies[path].kinematic}
+        free_paths = [p for p in description.free_bodies if not description.bodies[p].kinematic]
+        descs += [_single_body(description.bodies[p]) for p in free_paths]
+        trees = [build_articulation_model(d, gravity, joints if i < len(description.articulations) else None)
+                 for i, d in enumerate(descs)]
+        crossing = self._crossing_joints(descs)
+        model = build_model(trees, [cross_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
+        self._engine = engine = Engine(model, self.worlds)
+        for t, (desc, tree) in enumerate(zip(descs, trees)):
+            set_initial_state(model, engine.state, engine.control, t, desc, tree)
+        for w in range(self.worlds):
+            engine.update_poses(w)
+        engine.measure_rest_lengths()
+        members = [Articulation(d, _engine=engine, _tree=t, _model=m) for t, (d, m) in enumerate(zip(descs, trees))]
+        n_art = len(description.articulations)
+        self.articulations = members[:n_art]
+        self._free = dict(zip(free_paths, members[n_art:]))
         self.integrator = integrator
-        members = [*self.articulations, *self._free.values()]
-        constraint_joints = [description.joints[p] for p in description.constraints if p in description.joints]
-        self._groups = coupled_groups(members, constraint_joints, self.worlds)
-        grouped = {id(m) for g in self._groups for m in g.members}
-        self._solo = [m for m in members if id(m) not in grouped]
-        coupled = {p for g in self._groups for p in g.joint_paths}
+        coupled = {j.path for j, _, _ in crossing}
         self._unsimulated = [p for p in description.constraints
                              if p not in coupled and not self._internal_loop(description.joints.get(p))]
+
+    def _crossing_joints(self, descs: list[ArticulationDesc]) -> list:
+        """Joints whose bodies lie on different trees (or a free body and the world): (joint, side0, side1)
+        with sides (tree, local link), (-1, -1) for the world. Joints to unknown or kinematic bodies and
+        distance joints are left out (reported as not simulated)."""
+        where = {link: (t, k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
+        out = []
+        for path in self.description.constraints:
+            joint = self.description.joints.get(path)
+            if joint is None or joint.kind == "distance":
+                continue
+            sides = [(-1, -1) if b is None else where.get(b) for b in joint.bodies()]
+            if None in sides:
+                continue
+            trees = {t for t, _ in sides if t >= 0}
+            articulation_loop = len(trees) == 1 and next(iter(trees)) < len(self.description.articulations)
+            if not trees or articulation_loop:
+                continue  # inside one articulation (or to the world): that articulation's own loop rows
+            out.append((joint, *sides))
+        return out
 
     def _internal_loop(self, joint) -> bool:
         """Loop joints inside one articulation (or to the world) are that articulation's own rows."""
@@ -42,24 +75,19 @@ class Scene:
     @property
     def integrator(self) -> str:
         """"euler" (semi-implicit, PhysX-like; the default) or "rk4" (smooth dynamics by RK4)."""
-        return self._integrator
+        return "rk4" if self._engine.rk4 else "euler"
 
     @integrator.setter
     def integrator(self, name: str) -> None:
         if name not in ("euler", "rk4"):
             raise UsdartError(f"unknown integrator {name!r} (use 'euler' or 'rk4')")
-        self._integrator = name
-        for art in (*self.articulations, *self._free.values()):
-            art.integrator = name
+        self._engine.set_integrator(name == "rk4")
 
     def step(self, n: int = 1) -> None:
         """Advance every articulation and free body, in every world, by n steps of `time_step`."""
         if n < 0:
             raise UsdartError(f"step count must not be negative, got {n}")
-        for member in self._solo:
-            member.step(self.time_step, n)
-        for group in self._groups:
-            group.step(self.time_step, n, self.integrator == "rk4")
+        self._engine.step(self.time_step, n)
         self.time += n * self.time_step
 
     def set_drive_target(self, dof: str, position: float | None = None, velocity: float | None = None,

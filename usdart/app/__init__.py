@@ -1,0 +1,1 @@
+"""What users run: the CLI, the simulate run loop and recorder, plots."""

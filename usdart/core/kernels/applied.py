@@ -1,0 +1,61 @@
+"""Link forces of a step: user forces, gravity switched off per link, link damping, velocity limits."""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..layout import (COM, INERTIA_COM, LP_ANGULAR_DAMPING, LP_GRAVITY, LP_LINEAR_DAMPING, LP_MASS,
+                      LP_MAX_ANGULAR_VELOCITY, LP_MAX_LINEAR_VELOCITY)
+
+
+@njit(cache=True, _nrt=False)
+def excess(x, y, z, limit):
+    """PhysX's sigma: 1 - limit / |v| when |v| exceeds the limit, else 0."""
+    speed2 = x * x + y * y + z * z
+    if speed2 <= limit * limit:
+        return 0.0
+    return 1.0 - limit / math.sqrt(speed2)
+
+
+@njit(cache=True, _nrt=False)
+def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos, vel, user, wrench):
+    """wrench[i] = user link force [force; torque] at the COM + cancelled gravity where it is disabled +
+    link damping + PhysX's soft velocity limit: beyond maxLinear/AngularVelocity, the force that would
+    bring the isolated link back to that speed in one step (-m sigma v / dt, sigma = 1 - v_max / |v|).
+    vel: spatial link velocities at the step start."""
+    for i in range(l0, l1):
+        mass = link_par[i, LP_MASS]
+        for a in range(6):
+            wrench[i, a] = user[i, a]
+        off = 1.0 - link_par[i, LP_GRAVITY]
+        if off != 0.0:
+            for a in range(3):
+                wrench[i, a] -= off * mass * gravity[a]
+        lin_damp, ang_damp = link_par[i, LP_LINEAR_DAMPING], link_par[i, LP_ANGULAR_DAMPING]
+        max_lin, max_ang = link_par[i, LP_MAX_LINEAR_VELOCITY], link_par[i, LP_MAX_ANGULAR_VELOCITY]
+        if lin_damp == 0.0 and ang_damp == 0.0 and max_lin == math.inf and max_ang == math.inf:
+            continue
+        R, p, c, v = rot[i], pos[i], link_vec[i, COM], vel[i]
+        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
+        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
+        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+        vx = v[3] + v[1] * x2 - v[2] * x1
+        vy = v[4] + v[2] * x0 - v[0] * x2
+        vz = v[5] + v[0] * x1 - v[1] * x0
+        lin = lin_damp + excess(vx, vy, vz, max_lin) / dt
+        ang = ang_damp + excess(v[0], v[1], v[2], max_ang) / dt
+        if lin != 0.0:
+            wrench[i, 0] -= lin * mass * vx
+            wrench[i, 1] -= lin * mass * vy
+            wrench[i, 2] -= lin * mass * vz
+        if ang != 0.0:  # -I_world omega * rate
+            I = link_rot[i, INERTIA_COM]
+            for a in range(3):
+                acc = 0.0
+                for b in range(3):
+                    iw = 0.0
+                    for e in range(3):
+                        iw += R[a, e] * (I[e, 0] * R[b, 0] + I[e, 1] * R[b, 1] + I[e, 2] * R[b, 2])
+                    acc += iw * v[b]
+                wrench[i, 3 + a] -= ang * acc

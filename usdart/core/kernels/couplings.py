@@ -1,0 +1,212 @@
+"""Constraint rows that couple velocities: spatial and fixed tendons, mimic joints, and joints outside the
+tree (loop-closing joints, joints between articulations and free bodies). For each kind one function fills
+the row at the step start (Jacobian J, response M'^-1 W^T, error), one solves it; see usdart.core.kernels.rows
+for the row storage.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..layout import (D_V, MP_DAMPING_RATIO, MP_FREQUENCY, MP_GEARING, MP_OFFSET, RV_C0, RV_C1, RV_C2, RV_C3,
+                      RV_ERROR, RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_LOWER, TP_OFFSET,
+                      TP_REST, TP_STIFFNESS, TP_UPPER)
+from .jacobian import point_jacobian
+from .rows import LIMIT_ERP, TINY_RESPONSE, apply, rate
+from .tree_factor import solve
+
+
+@njit(cache=True, _nrt=False)
+def clear(buffer, off, n):
+    for a in range(n):
+        buffer[off + a] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv):
+    """resp (holding W) <- M'^-1 W; rv's response r = J M'^-1 W^T; impulses start at zero."""
+    solve(v_parent, v_h, v0, v1, H, resp, off)
+    rv[RV_RESPONSE] = 0.0
+    for a in range(v1 - v0):
+        rv[RV_RESPONSE] += jac[joff + a] * resp[off + a]
+    rv[RV_LAMBDA], rv[RV_LAMBDA2] = 0.0, 0.0
+
+
+# ---- fixed tendons --------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def fill_fixed_tendon(dof, tendon_start, tendon_dof, tendon_axis, t, v0, nv, q, jac, joff, resp, off):
+    """Length L = offset + sum g_i q_i (returned without the offset); J = g, W = force coefficients."""
+    clear(jac, joff, nv)
+    clear(resp, off, nv)
+    length = 0.0
+    for e in range(tendon_start[t], tendon_start[t + 1]):
+        k = tendon_dof[e]
+        length += tendon_axis[e, 0] * q[k]
+        jac[joff + dof[k, D_V] - v0] += tendon_axis[e, 0]
+        resp[off + dof[k, D_V] - v0] += tendon_axis[e, 1]
+    return length
+
+
+@njit(cache=True, _nrt=False)
+def tendon_coefficients(params, length, dt, rv):
+    """Implicit spring of a tendon row (reference §7): length, velocity gain, spring and limit gains."""
+    stiffness, damping, limit_stiffness = params[TP_STIFFNESS], params[TP_DAMPING], params[TP_LIMIT_STIFFNESS]
+    r = rv[RV_RESPONSE]
+    a = dt * (dt * stiffness + damping)
+    a2 = dt * (dt * limit_stiffness + damping)
+    rv[RV_ERROR] = length + params[TP_OFFSET]
+    ok = r > 0.0
+    rv[RV_C0] = -(1.0 / (1.0 + a * r)) * a if ok else 0.0  # velocity multiplier
+    rv[RV_C1] = -stiffness * (1.0 / (1.0 + a * r)) * dt if ok else 0.0  # per unit length error
+    rv[RV_C2] = 1.0 / (1.0 + a * r) if ok else 0.0
+    rv[RV_C3] = 1.0 / (1.0 + a2 * r) if ok else 0.0
+
+
+# ---- spatial tendons ------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def fill_spatial_tendon(link, dof, dof_par, spatial_start, spatial_link, spatial_point, spatial_gearing, s, l0, v0, nv,
+                        floating, c, rot, pos, pj, points, jac, joff):
+    """u = sum g_j |x_parent - x_j| along the sub-tendon's root -> leaf chain (returned without the
+    offset); J = du/dnu. Unlike PhysX, which pushes only on the root and leaf links, the row acts along
+    every segment: the tendon's force is the gradient of its length, so intermediate attachments carry
+    it too. pj: (12, >= nv) scratch; points: (>= 2, 6) scratch."""
+    clear(jac, joff, nv)
+    length = 0.0
+    for p in range(spatial_start[s] + 1, spatial_start[s + 1]):
+        for side in range(2):
+            e = p - 1 + side
+            i = spatial_link[e]
+            x, R = points[side], rot[i]
+            for a in range(3):
+                x[a] = pos[i, a] + R[a, 0] * spatial_point[e, 0] + R[a, 1] * spatial_point[e, 1] \
+                    + R[a, 2] * spatial_point[e, 2]
+            point_jacobian(link, dof, dof_par, l0, v0, nv, floating, c, rot, pos, i, x[0], x[1], x[2], pj, 6 * side)
+        d0, d1, d2 = points[0, 0] - points[1, 0], points[0, 1] - points[1, 1], points[0, 2] - points[1, 2]
+        segment = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        g = spatial_gearing[p]
+        length += g * segment
+        if segment > 0.0:
+            n0, n1, n2 = d0 / segment, d1 / segment, d2 / segment
+            for col in range(nv):
+                jac[joff + col] += g * (n0 * (pj[0, col] - pj[6, col]) + n1 * (pj[1, col] - pj[7, col])
+                                        + n2 * (pj[2, col] - pj[8, col]))
+    return length
+
+
+# ---- mimic joints ---------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def fill_mimic(dof, mimic, mimic_par, i, v0, nv, q, jac, joff, resp, off):
+    """q_f + G q_l + offset = 0: J = W = e_f + G e_l; returns the error."""
+    clear(jac, joff, nv)
+    f, l, G = mimic[i, 0], mimic[i, 1], mimic_par[i, MP_GEARING]
+    jac[joff + dof[f, D_V] - v0] += 1.0
+    jac[joff + dof[l, D_V] - v0] += G
+    for a in range(nv):
+        resp[off + a] = jac[joff + a]
+    return q[f] + G * q[l] + mimic_par[i, MP_OFFSET]
+@njit(cache=True, _nrt=False)
+def solve_tendon(params, dt, rv, gvel, v0, nv, jac, joff, resp, off):
+    """Spring toward the rest length plus a limit spring outside [lower, upper] (reference §7)."""
+    r = rv[RV_RESPONSE]
+    if r <= TINY_RESPONSE:
+        return 0.0
+    length = rv[RV_ERROR]
+    rest, lower, upper = params[TP_REST], params[TP_LOWER], params[TP_UPPER]
+    x, x2 = rv[RV_C2], rv[RV_C3]
+    lam, lam_limit = rv[RV_LAMBDA], rv[RV_LAMBDA2]
+    new = (1.0 - x) * lam + rv[RV_C0] * rate(gvel, v0, nv, jac, joff) + rv[RV_C1] * (length - rest)
+    limit_error = length - lower if length < lower else (length - upper if length > upper else 0.0)
+    new_limit = (1.0 - x2) * lam_limit - params[TP_LIMIT_STIFFNESS] * x2 * dt * limit_error
+    delta = (new - lam) + (new_limit - lam_limit)
+    rv[RV_LAMBDA], rv[RV_LAMBDA2] = new, new_limit
+    apply(gvel, v0, nv, resp, off, delta)
+    return abs(delta) * r
+
+
+@njit(cache=True, _nrt=False)
+def solve_mimic(mimic_par, i, dt, velocity_iteration, rv, gvel, v0, nv, jac, joff, resp, off):
+    """q_f + G q_l + offset = 0: hard (PhysX's PGS bias) or compliant (natural frequency, damping ratio)."""
+    r = rv[RV_RESPONSE]
+    if r <= TINY_RESPONSE:
+        return 0.0
+    erp, cfm = LIMIT_ERP, 0.0
+    frequency, ratio = mimic_par[i, MP_FREQUENCY], mimic_par[i, MP_DAMPING_RATIO]
+    if velocity_iteration:
+        erp = 0.0
+    elif frequency > 0.0 and ratio > 0.0:
+        kp = frequency * frequency / r
+        kd = 2.0 * frequency * ratio / r
+        cfm = 1.0 / (dt * (dt * kp + kd))
+        erp = dt * kp / (dt * kp + kd)
+    impulse = -(erp * rv[RV_ERROR] / dt + rate(gvel, v0, nv, jac, joff)) / (r + cfm)
+    apply(gvel, v0, nv, resp, off, impulse)
+    return abs(impulse) * r
+
+
+# ---- joints outside the tree (loop joints, joints between trees): one bilateral row per locked axis -------
+@njit(cache=True, _nrt=False)
+def solve_joint_axis(velocity_iteration, dt, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
+    """Velocity (and, in position iterations, position) error of one axis to zero; side b may be absent
+    (nvb = 0)."""
+    r = rv[RV_RESPONSE]
+    if r <= TINY_RESPONSE:
+        return 0.0
+    bias = 0.0 if velocity_iteration else rv[RV_ERROR] / dt
+    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
+    impulse = -(bias + current) / r
+    rv[RV_LAMBDA] += impulse
+    apply(gvel, v0a, nva, resp, offa, impulse)
+    apply(gvel, v0b, nvb, resp, offb, impulse)
+    return abs(impulse) * r
+
+
+@njit(cache=True, _nrt=False)
+def joint_frame_world(F, link, rot, pos, out):
+    """out[:3, :] = world pose of a joint frame F (4x4, in its link's frame; the world frame when link < 0)."""
+    for a in range(3):
+        for b in range(4):
+            if link < 0:
+                out[a, b] = F[a, b]
+            else:
+                acc = pos[link, a] if b == 3 else 0.0
+                for e in range(3):
+                    acc += rot[link, a, e] * F[e, b]
+                out[a, b] = acc
+
+
+@njit(cache=True, _nrt=False)
+def relative_rotation_vector(A, B, out):
+    """out[:3] = rotation vector of A^T B (rotation blocks of two frames), in A's axes."""
+    def rel(a, b):
+        return A[0, a] * B[0, b] + A[1, a] * B[1, b] + A[2, a] * B[2, b]
+
+    cos_angle = min(max(0.5 * (rel(0, 0) + rel(1, 1) + rel(2, 2) - 1.0), -1.0), 1.0)
+    angle = math.acos(cos_angle)
+    scale = 0.5 if angle < 1e-8 else 0.5 * angle / math.sin(angle)
+    out[0] = scale * (rel(2, 1) - rel(1, 2))
+    out[1] = scale * (rel(0, 2) - rel(2, 0))
+    out[2] = scale * (rel(1, 0) - rel(0, 1))
+
+
+@njit(cache=True, _nrt=False)
+def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
+    """One locked axis of a joint whose frames (world; A on body0's side, B on body1's), relative rotation
+    vector and point Jacobians (pj rows 0-5: A's side at A's origin, 6-11: B's side at B's origin) are
+    known. The row holds B's origin (axes 0-2) or rotation (3-5) to A's, along A's axes. Blocks of J by
+    `sides`: 0: A and B on one tree (J_B - J_A); 1: two trees (-J_A, then +J_B at joff + nv0); 2: only A
+    moves (-J_A); 3: only B moves (+J_B)."""
+    A, B = frames[0], frames[1]
+    a = axis % 3
+    base = 0 if axis < 3 else 3
+    n0, n1, n2 = A[0, a], A[1, a], A[2, a]
+    for col in range(nv0):
+        ja = n0 * pj[base, col] + n1 * pj[base + 1, col] + n2 * pj[base + 2, col]
+        jb = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
+        jac[joff + col] = jb - ja if sides == 0 else (jb if sides == 3 else -ja)
+    for col in range(nv1 if sides == 1 else 0):
+        jac[joff + nv0 + col] = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
+    if axis < 3:
+        rv[RV_ERROR] = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3])
+    else:
+        rv[RV_ERROR] = rel[a]

@@ -1,0 +1,216 @@
+"""The functions Python calls. Each takes one box (usdart.core.kernels.box) holding the model, state,
+control and workspace records, so a call from Python unboxes one pointer instead of ~100 arrays.
+
+Stepping: `step` (worlds w0..w1-1 in this thread) and `step_parallel` (every world, prange). Dynamics of
+one tree at the state of world 0 (the articulation cache's scratch scene): `inverse_dynamics`,
+`mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world `link_motion`;
+`*_all` run one tree's algorithm for every world in parallel (batches of states).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..layout import D_V, DP_ARMATURE, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT, T_V0, T_V1
+from .aba import aba
+from .centroidal import about_com, centroidal_matrix
+from .crba import composite_inertias, mass_matrix as tree_mass_matrix
+from .jacobian import link_jacobians
+from .kinematics import com_accelerations, com_velocities, link_velocities, world_frames
+from .rnea import rnea
+from .smooth import root_com
+from .step import poses, step_world, world_poses
+from .tree_factor import to_dense
+
+
+@njit(cache=True, _nrt=False)
+def _step_serial(m, st, ctl, ws, w0, w1, only_island, dt, steps, rk4):
+    for w in range(w0, w1):
+        world_poses(m, st, w)  # the state may have been written since the last call
+    for _ in range(steps):
+        for w in range(w0, w1):
+            step_world(m, st, ctl, ws, w, dt, only_island, rk4)
+
+
+@njit(cache=True)
+def step(b, w0, w1, only_island, dt, steps, rk4):
+    """`steps` steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0)."""
+    m, st, ctl, ws = b.value
+    _step_serial(m, st, ctl, ws, w0, w1, only_island, dt, steps, rk4)
+
+
+@njit(cache=True, parallel=True)
+def step_parallel(b, only_island, dt, steps, rk4):
+    """Every world, `steps` steps of dt, worlds spread over the threads (numba.set_num_threads). The box
+    crosses into the parallel loop (a parallel loop cannot take the nested model records)."""
+    for i in prange(b.value[1].q.shape[0]):
+        m, st, ctl, ws = b.value
+        _step_serial(m, st, ctl, ws, np.int64(i), np.int64(i) + 1, only_island, dt, steps, rk4)
+
+
+@njit(cache=True)
+def update_poses(b, w):
+    m, st, _, _ = b.value
+    world_poses(m, st, w)
+
+
+# ---- dynamics of one tree ------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _frames(m, st, ws, w, t):
+    """Poses, motion columns and world inertias of tree t; the root COM (floating) into ws.vec[w, 4]."""
+    tr, lk = m.trees.tree, m.links
+    poses(m, st, w, t)
+    c = ws.vec[w, 4]
+    if tr[t, T_ROOT] == 6:
+        root_com(lk.link_vec, st.link_rot[w], st.link_pos[w], tr[t, T_LINK0], c)
+    world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, m.dofs.dof_par, tr[t, T_LINK0], tr[t, T_LINK1],
+                 st.link_rot[w], st.link_pos[w], ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w])
+
+
+@njit(cache=True, _nrt=False)
+def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity, vel_scale, out):
+    tr, lk = m.trees.tree, m.links
+    l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
+    floating = tr[t, T_ROOT] == 6
+    _frames(m, st, ws, w, t)
+    c = ws.vec[w, 4]
+    link_velocities(lk.link, l0, l1, floating, c, st.root_vel[w, t], st.qd[w], vel_scale, ws.motion[w], ws.vel[w])
+    rnea(lk.link, m.dofs.dof, lk.link_vec, l0, l1, tr[t, T_V0], floating, c, st.link_rot[w], st.link_pos[w],
+         ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], st.qd[w], qdd, st.root_vel[w, t],
+         root_acc, vel_scale, acc_scale, gravity, wrench, use_wrench, ws.vel[w], ws.acc[w], ws.force[w], ws.vec[w], out)
+
+
+@njit(cache=True)
+def inverse_dynamics(b, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity, vel_scale, out):
+    """out[v] = M acc_scale [root_acc; qdd] + h(q, vel_scale qd) - J^T wrench (gravity `gravity`), world 0.
+    qdd: (n_dofs,), root_acc: (6,), wrench: (n_links, 6), out: (n_v,)."""
+    m, st, _, ws = b.value
+    _rnea(m, st, ws, 0, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity, vel_scale, out)
+
+
+@njit(cache=True, _nrt=False)
+def _mass_matrix(m, st, ws, w, t, with_armature, out):
+    tr, lk, trees = m.trees.tree, m.links, m.trees
+    l0, l1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0], tr[t, T_V1]
+    _frames(m, st, ws, w, t)
+    c = ws.vec[w, 4]
+    composite_inertias(lk.link, l0, l1, ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w],
+                       ws.comp_moment[w], ws.comp_inertia[w])
+    tree_mass_matrix(lk.link, m.dofs.dof, trees.v_parent, trees.v_h, trees.v_dof, l0, l1, v0, tr[t, T_ROOT] == 6, c,
+                     ws.motion[w], ws.comp_mass[w], ws.comp_moment[w], ws.comp_inertia[w], ws.vec[w], ws.H[w])
+    if with_armature:
+        for k in range(tr[t, T_DOF0], tr[t, T_DOF1]):
+            ws.H[w, trees.v_h[m.dofs.dof[k, D_V]]] += m.dofs.dof_par[k, DP_ARMATURE]
+    to_dense(trees.v_parent, trees.v_h, v0, v1, ws.H[w], out)
+
+
+@njit(cache=True)
+def mass_matrix(b, t, with_armature, out):
+    """out (n_v, n_v) = tree t's mass matrix (root block first when floating), world 0."""
+    m, st, _, ws = b.value
+    _mass_matrix(m, st, ws, 0, t, with_armature, out)
+
+
+@njit(cache=True, _nrt=False)
+def _forward_dynamics(m, st, ws, w, t, tau, wrench, use_wrench, gravity, out):
+    tr, lk, dofs = m.trees.tree, m.links, m.dofs
+    l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
+    floating = tr[t, T_ROOT] == 6
+    _frames(m, st, ws, w, t)
+    c = ws.vec[w, 4]
+    link_velocities(lk.link, l0, l1, floating, c, st.root_vel[w, t], st.qd[w], 1.0, ws.motion[w], ws.vel[w])
+    aba(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, tr[t, T_V0], floating, c, st.link_rot[w], st.link_pos[w],
+        ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], st.qd[w], st.root_vel[w, t], tau,
+        gravity, wrench, use_wrench, ws.vel[w], ws.acc[w], ws.art_inertia[w], ws.art_bias[w], ws.dof_u[w],
+        ws.dof_inv[w], ws.dof_bias[w], ws.mat6[w], ws.vec[w], out)
+
+
+@njit(cache=True)
+def forward_dynamics(b, t, tau, wrench, use_wrench, gravity, out):
+    """out[v] = accelerations under joint forces tau (n_dofs,), gravity and optional link wrenches, world 0
+    (the workspace needs the articulated-body arrays)."""
+    m, st, _, ws = b.value
+    _forward_dynamics(m, st, ws, 0, t, tau, wrench, use_wrench, gravity, out)
+
+
+@njit(cache=True)
+def jacobians(b, t, at_com, out):
+    """out (6 x links, n_v): link Jacobians of tree t at the state of world 0."""
+    m, st, _, ws = b.value
+    _jacobians(m, st, ws, t, at_com, out)
+
+
+@njit(cache=True, _nrt=False)
+def _jacobians(m, st, ws, t, at_com, out):
+    tr, lk = m.trees.tree, m.links
+    _frames(m, st, ws, 0, t)
+    c = ws.vec[0, 4]
+    v0 = tr[t, T_V0]
+    link_jacobians(lk.link, m.dofs.dof, m.dofs.dof_par, lk.link_vec, tr[t, T_LINK0], tr[t, T_LINK1], v0,
+                   tr[t, T_V1] - v0, tr[t, T_ROOT] == 6, c, st.link_rot[0], st.link_pos[0], at_com, out)
+
+
+@njit(cache=True)
+def centroidal(b, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
+    """A (6, n_v) and bias (6, 1) of floating tree t at the state of world 0 (*_zero: zero inputs)."""
+    m, st, _, ws = b.value
+    _centroidal(m, st, ws, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias)
+
+
+@njit(cache=True, _nrt=False)
+def _centroidal(m, st, ws, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
+    tr, lk = m.trees.tree, m.links
+    l0, l1, v0 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0]
+    _frames(m, st, ws, 0, t)
+    c = ws.vec[0, 4]
+    composite_inertias(lk.link, l0, l1, ws.body_mass[0], ws.body_moment[0], ws.body_inertia[0], ws.comp_mass[0],
+                       ws.comp_moment[0], ws.comp_inertia[0])
+    centroidal_matrix(m.dofs.dof, l0, tr[t, T_DOF0], tr[t, T_DOF1], v0, c, ws.motion[0], ws.comp_mass[0],
+                      ws.comp_moment[0], ws.comp_inertia[0], ws.vec[0], A)
+    _rnea(m, st, ws, 0, t, qdd_zero, root_zero, 0.0, wrench_zero, False, gravity_zero, 1.0, rnea_out)
+    about_com(ws.comp_mass[0], ws.comp_moment[0], l0, ws.force[0, l0], bias, 0)
+
+
+@njit(cache=True)
+def link_motion(b, t, w, rnea_out, velocity_out, acceleration_out):
+    """Link COM velocities and classical accelerations of tree t in world w at the state's last
+    accelerations; leaves the transmitted joint forces (gravity and link forces included) in the workspace."""
+    m, st, ctl, ws = b.value
+    _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
+
+
+@njit(cache=True, _nrt=False)
+def _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out):
+    tr, lk = m.trees.tree, m.links
+    l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
+    _rnea(m, st, ws, w, t, st.qdd[w], st.root_acc[w, t], 1.0, ctl.link_wrench[w], True, m.gravity, 1.0, rnea_out)
+    com_velocities(lk.link_vec, l0, l1, st.link_rot[w], st.link_pos[w], ws.vel[w], velocity_out)
+    for i in range(l0, l1):  # RNEA leaves a - g in ws.acc
+        for a in range(3):
+            ws.acc[w, i, 3 + a] += m.gravity[a]
+    com_accelerations(lk.link_vec, l0, l1, st.link_rot[w], st.link_pos[w], ws.vel[w], ws.acc[w], acceleration_out)
+
+
+# ---- one tree's algorithm for every world --------------------------------------------------------------------
+@njit(cache=True, parallel=True)
+def inverse_dynamics_all(b, t, qdd, root_acc, wrench, use_wrench, gravity, out):
+    for i in prange(b.value[1].q.shape[0]):
+        m, st, _, ws = b.value
+        w = np.int64(i)
+        _rnea(m, st, ws, w, t, qdd[w], root_acc[w], 1.0, wrench[w], use_wrench, gravity, 1.0, out[w])
+
+
+@njit(cache=True, parallel=True)
+def mass_matrix_all(b, t, with_armature, out):
+    for i in prange(b.value[1].q.shape[0]):
+        m, st, _, ws = b.value
+        w = np.int64(i)
+        _mass_matrix(m, st, ws, w, t, with_armature, out[w])
+
+
+@njit(cache=True, parallel=True)
+def forward_dynamics_all(b, t, tau, wrench, use_wrench, gravity, out):
+    for i in prange(b.value[1].q.shape[0]):
+        m, st, _, ws = b.value
+        w = np.int64(i)
+        _forward_dynamics(m, st, ws, w, t, tau[w], wrench[w], use_wrench, gravity, out[w])

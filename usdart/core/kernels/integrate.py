@@ -1,0 +1,78 @@
+"""Position update of one tree: joint positions, spherical and root quaternions, from a velocity."""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..layout import COM, D_V, D_WRAPS, DP_AXIS, DP_LOWER, DP_UPPER, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL, \
+    L_DOF0, L_DOF1, L_JOINT
+
+
+@njit(cache=True, _nrt=False)
+def quat_times_exp(q, rx, ry, rz, right):
+    """q <- q * exp(r) (right) or exp(r) * q, exp(r) the unit quaternion of rotation vector r; renormalised."""
+    angle = math.sqrt(rx * rx + ry * ry + rz * rz)
+    if angle < 1e-12:
+        ew, s = 1.0, 0.5
+    else:
+        ew, s = math.cos(0.5 * angle), math.sin(0.5 * angle) / angle
+    ex, ey, ez = s * rx, s * ry, s * rz
+    w0, x0, y0, z0 = q[0], q[1], q[2], q[3]
+    if right:
+        aw, ax, ay, az, bw, bx, by, bz = w0, x0, y0, z0, ew, ex, ey, ez
+    else:
+        aw, ax, ay, az, bw, bx, by, bz = ew, ex, ey, ez, w0, x0, y0, z0
+    nw = aw * bw - ax * bx - ay * by - az * bz
+    nx = aw * bx + ax * bw + ay * bz - az * by
+    ny = aw * by - ax * bz + ay * bw + az * bx
+    nz = aw * bz + ax * by - ay * bx + az * bw
+    norm = math.sqrt(nw * nw + nx * nx + ny * ny + nz * nz)
+    q[0], q[1], q[2], q[3] = nw / norm, nx / norm, ny / norm, nz / norm
+
+
+@njit(cache=True, _nrt=False)
+def integrate_positions(link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, rot, pos, vel, q, joint_quat,
+                        root_pos, root_quat):
+    """Move a tree by dt with generalized velocity vel[v0:v1] (root [v_com; omega], then DOFs); rot/pos
+    are the link poses the velocity was computed at. Unlimited revolute DOFs wrap to (-pi, pi]."""
+    if floating:  # the COM moves with v_com, the frame turns about it
+        R0, c = rot[l0], link_vec[l0, COM]
+        com0 = pos[l0, 0] + R0[0, 0] * c[0] + R0[0, 1] * c[1] + R0[0, 2] * c[2]
+        com1 = pos[l0, 1] + R0[1, 0] * c[0] + R0[1, 1] * c[1] + R0[1, 2] * c[2]
+        com2 = pos[l0, 2] + R0[2, 0] * c[0] + R0[2, 1] * c[1] + R0[2, 2] * c[2]
+        quat_times_exp(root_quat, vel[v0 + 3] * dt, vel[v0 + 4] * dt, vel[v0 + 5] * dt, False)
+        qw, qx, qy, qz = root_quat[0], root_quat[1], root_quat[2], root_quat[3]
+        s = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz)
+        Rc0 = (1 - s * (qy * qy + qz * qz)) * c[0] + s * (qx * qy - qw * qz) * c[1] + s * (qx * qz + qw * qy) * c[2]
+        Rc1 = s * (qx * qy + qw * qz) * c[0] + (1 - s * (qx * qx + qz * qz)) * c[1] + s * (qy * qz - qw * qx) * c[2]
+        Rc2 = s * (qx * qz - qw * qy) * c[0] + s * (qy * qz + qw * qx) * c[1] + (1 - s * (qx * qx + qy * qy)) * c[2]
+        root_pos[0] = com0 + vel[v0 + 0] * dt - Rc0
+        root_pos[1] = com1 + vel[v0 + 1] * dt - Rc1
+        root_pos[2] = com2 + vel[v0 + 2] * dt - Rc2
+    for i in range(l0 + 1, l1):
+        lo, hi = link[i, L_DOF0], link[i, L_DOF1]
+        jt = link[i, L_JOINT]
+        if jt == JOINT_SPHERICAL:
+            rx = ry = rz = 0.0
+            for k in range(lo, hi):
+                step = vel[dof[k, D_V]] * dt
+                rx += dof_par[k, DP_AXIS] * step
+                ry += dof_par[k, DP_AXIS + 1] * step
+                rz += dof_par[k, DP_AXIS + 2] * step
+            quat = joint_quat[i]
+            quat_times_exp(quat, rx, ry, rz, True)
+            sign = 1.0 if quat[0] >= 0.0 else -1.0  # positions: rotation-vector components (w >= 0)
+            vx, vy, vz = sign * quat[1], sign * quat[2], sign * quat[3]
+            sn = math.sqrt(vx * vx + vy * vy + vz * vz)
+            f = 2.0 if sn < 1e-12 else 2.0 * math.atan2(sn, sign * quat[0]) / sn
+            for k in range(lo, hi):
+                q[k] = f * (dof_par[k, DP_AXIS] * vx + dof_par[k, DP_AXIS + 1] * vy + dof_par[k, DP_AXIS + 2] * vz)
+        elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC:
+            k = lo
+            x = q[k] + vel[dof[k, D_V]] * dt
+            if jt == JOINT_PRISMATIC:
+                x = min(max(x, dof_par[k, DP_LOWER]), dof_par[k, DP_UPPER])
+            elif dof[k, D_WRAPS] != 0 and abs(x) > math.pi:
+                x -= 2.0 * math.pi * math.floor((x + math.pi) / (2.0 * math.pi))
+            q[k] = x

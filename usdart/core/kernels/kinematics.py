@@ -1,0 +1,194 @@
+"""Forward kinematics of one tree: link poses, world motion columns and inertias, link velocities.
+
+Arrays are one world's slices (for example `state.q[w]`); link and DOF indices are global, a tree
+being the link range [l0, l1) with its root at l0. World spatial vectors are taken at the world
+origin, so velocities and inertias add up the tree without changes of frame (as Pinocchio does). A
+floating root's generalized velocity is nu = [v_com; omega] (PhysX's root velocity); as a spatial
+velocity it is [omega; v_com - omega x c], c the root COM in world.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..layout import (CHILD_FRAME_POS, CHILD_FRAME_ROT, COM, DP_MOTION, FIRST_MOMENT, INERTIA_ORIGIN, JOINT_PRISMATIC,
+                      JOINT_REVOLUTE, JOINT_SPHERICAL, L_DOF0, L_DOF1, L_JOINT, L_PARENT, LP_MASS, PARENT_FRAME_POS,
+                      PARENT_FRAME_ROT, PRISMATIC_AXIS, REST_ROT, REVOLUTE_CROSS, REVOLUTE_OUTER)
+from .spatial import quat_to_rot, rigid_inertia_to_parent_add
+
+
+@njit(cache=True, _nrt=False)
+def tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos, root_quat, rot, pos):
+    """World rotation and origin of links l0..l1-1 from joint positions (spherical joints: quaternions)
+    and the root pose (3,), (4,)."""
+    quat_to_rot(root_quat[0], root_quat[1], root_quat[2], root_quat[3], rot[l0])
+    for a in range(3):
+        pos[l0, a] = root_pos[a]
+    for i in range(l0 + 1, l1):
+        p, jt, k = link[i, L_PARENT], link[i, L_JOINT], link[i, L_DOF0]
+        E = rot[i]  # first the joint's relative rotation E (child in parent), then rot[p] @ E in place
+        if jt == JOINT_REVOLUTE:
+            c, s = math.cos(q[k]), math.sin(q[k])
+            O, R0, X = link_rot[i, REVOLUTE_OUTER], link_rot[i, REST_ROT], link_rot[i, REVOLUTE_CROSS]
+            for a in range(3):
+                for b in range(3):
+                    E[a, b] = O[a, b] + c * (R0[a, b] - O[a, b]) + s * X[a, b]
+        elif jt == JOINT_SPHERICAL:  # E = F_p.R J F_c.R^T
+            qj = joint_quat[i]
+            quat_to_rot(qj[0], qj[1], qj[2], qj[3], E)
+            C = link_rot[i, CHILD_FRAME_ROT]
+            for a in range(3):
+                t0, t1, t2 = E[a, 0], E[a, 1], E[a, 2]
+                for b in range(3):
+                    E[a, b] = t0 * C[b, 0] + t1 * C[b, 1] + t2 * C[b, 2]
+            P = link_rot[i, PARENT_FRAME_ROT]
+            for b in range(3):
+                t0, t1, t2 = E[0, b], E[1, b], E[2, b]
+                for a in range(3):
+                    E[a, b] = P[a, 0] * t0 + P[a, 1] * t1 + P[a, 2] * t2
+        else:
+            R0 = link_rot[i, REST_ROT]
+            for a in range(3):
+                for b in range(3):
+                    E[a, b] = R0[a, b]
+        slide = q[k] if jt == JOINT_PRISMATIC else 0.0
+        cp, pp, ax = link_vec[i, CHILD_FRAME_POS], link_vec[i, PARENT_FRAME_POS], link_vec[i, PRISMATIC_AXIS]
+        r0 = pp[0] + slide * ax[0] - (E[0, 0] * cp[0] + E[0, 1] * cp[1] + E[0, 2] * cp[2])
+        r1 = pp[1] + slide * ax[1] - (E[1, 0] * cp[0] + E[1, 1] * cp[1] + E[1, 2] * cp[2])
+        r2 = pp[2] + slide * ax[2] - (E[2, 0] * cp[0] + E[2, 1] * cp[1] + E[2, 2] * cp[2])
+        Rp = rot[p]
+        for a in range(3):
+            pos[i, a] = pos[p, a] + Rp[a, 0] * r0 + Rp[a, 1] * r1 + Rp[a, 2] * r2
+        for b in range(3):
+            t0, t1, t2 = E[0, b], E[1, b], E[2, b]
+            for a in range(3):
+                E[a, b] = Rp[a, 0] * t0 + Rp[a, 1] * t1 + Rp[a, 2] * t2
+
+
+@njit(cache=True, _nrt=False)
+def world_frames(link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment,
+                 body_inertia):
+    """Motion columns S (world axes, at the origin) and link inertias in world axes about the origin."""
+    for i in range(l0, l1):
+        R, p = rot[i], pos[i]
+        body_mass[i] = 0.0
+        for a in range(3):
+            body_moment[i, a] = 0.0
+            for b in range(3):
+                body_inertia[i, a, b] = 0.0
+        rigid_inertia_to_parent_add(R, p, link_par[i, LP_MASS], link_vec[i, FIRST_MOMENT], link_rot[i, INERTIA_ORIGIN],
+                                    body_mass, body_moment, body_inertia, i)
+        for k in range(link[i, L_DOF0], link[i, L_DOF1]):
+            S = motion[k]
+            s = dof_par[k]
+            for a in range(3):
+                S[a] = R[a, 0] * s[DP_MOTION] + R[a, 1] * s[DP_MOTION + 1] + R[a, 2] * s[DP_MOTION + 2]
+                S[3 + a] = R[a, 0] * s[DP_MOTION + 3] + R[a, 1] * s[DP_MOTION + 4] + R[a, 2] * s[DP_MOTION + 5]
+            S[3] += p[1] * S[2] - p[2] * S[1]  # v at the world origin = v at p + p x omega
+            S[4] += p[2] * S[0] - p[0] * S[2]
+            S[5] += p[0] * S[1] - p[1] * S[0]
+
+
+@njit(cache=True, _nrt=False)
+def link_com(link_vec, rot, pos, i, out):
+    """World position of link i's centre of mass."""
+    R, c = rot[i], link_vec[i, COM]
+    for a in range(3):
+        out[a] = pos[i, a] + R[a, 0] * c[0] + R[a, 1] * c[1] + R[a, 2] * c[2]
+
+
+@njit(cache=True, _nrt=False)
+def root_spatial(c, nu, out):
+    """out = [omega; v_com - omega x c] for a root generalized vector nu = [v_com; omega], c its COM."""
+    out[0], out[1], out[2] = nu[3], nu[4], nu[5]
+    out[3] = nu[0] - (nu[4] * c[2] - nu[5] * c[1])
+    out[4] = nu[1] - (nu[5] * c[0] - nu[3] * c[2])
+    out[5] = nu[2] - (nu[3] * c[1] - nu[4] * c[0])
+
+
+@njit(cache=True, _nrt=False)
+def root_generalized_force(c, f, out, offset):
+    """out[offset:offset+6] = [f; n - c x f]: a spatial force as force and torque about the root COM c."""
+    for a in range(3):
+        out[offset + a] = f[3 + a]
+    out[offset + 3] = f[0] - (c[1] * f[5] - c[2] * f[4])
+    out[offset + 4] = f[1] - (c[2] * f[3] - c[0] * f[5])
+    out[offset + 5] = f[2] - (c[0] * f[4] - c[1] * f[3])
+
+
+@njit(cache=True, _nrt=False)
+def root_spatial_acceleration(c, nu, nudot, out):
+    """Spatial acceleration of the root for nudot = [COM acceleration; angular acceleration]:
+    d/dt [omega; v_com - omega x c] = [omega_dot; v_com_dot - omega_dot x c - omega x v_com]."""
+    root_spatial(c, nudot, out)
+    out[3] -= nu[4] * nu[2] - nu[5] * nu[1]
+    out[4] -= nu[5] * nu[0] - nu[3] * nu[2]
+    out[5] -= nu[3] * nu[1] - nu[4] * nu[0]
+
+
+@njit(cache=True, _nrt=False)
+def root_generalized_acceleration(c, nu, a, out, offset):
+    """Inverse of root_spatial_acceleration: v_com_dot = a_lin + omega_dot x c + omega x v_com."""
+    out[offset + 0] = a[3] + (a[1] * c[2] - a[2] * c[1]) + (nu[4] * nu[2] - nu[5] * nu[1])
+    out[offset + 1] = a[4] + (a[2] * c[0] - a[0] * c[2]) + (nu[5] * nu[0] - nu[3] * nu[2])
+    out[offset + 2] = a[5] + (a[0] * c[1] - a[1] * c[0]) + (nu[3] * nu[1] - nu[4] * nu[0])
+    out[offset + 3], out[offset + 4], out[offset + 5] = a[0], a[1], a[2]
+
+
+@njit(cache=True, _nrt=False)
+def link_velocities(link, l0, l1, floating, c, root_vel, qd, scale, motion, vel):
+    """World spatial velocity of links l0..l1-1 (`scale` 0 evaluates everything at rest); c: root COM."""
+    v0 = vel[l0]
+    if floating and scale != 0.0:
+        root_spatial(c, root_vel, v0)
+        for a in range(6):
+            v0[a] *= scale
+    else:
+        for a in range(6):
+            v0[a] = 0.0
+    for i in range(l0 + 1, l1):
+        vi, vp = vel[i], vel[link[i, L_PARENT]]
+        for a in range(6):
+            vi[a] = vp[a]
+        if scale != 0.0:
+            for k in range(link[i, L_DOF0], link[i, L_DOF1]):
+                s = scale * qd[k]
+                for a in range(6):
+                    vi[a] += motion[k, a] * s
+
+
+@njit(cache=True, _nrt=False)
+def com_velocities(link_vec, l0, l1, rot, pos, vel, out):
+    """out[i] = [v_com; omega] of links l0..l1-1, world axes (PhysX link velocity), from spatial vel."""
+    for i in range(l0, l1):
+        R, p, c, v = rot[i], pos[i], link_vec[i, COM], vel[i]
+        for a in range(3):
+            out[i, 3 + a] = v[a]
+        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
+        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
+        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+        out[i, 0] = v[3] + v[1] * x2 - v[2] * x1
+        out[i, 1] = v[4] + v[2] * x0 - v[0] * x2
+        out[i, 2] = v[5] + v[0] * x1 - v[1] * x0
+
+
+@njit(cache=True, _nrt=False)
+def com_accelerations(link_vec, l0, l1, rot, pos, vel, acc, out):
+    """out[i] = classical [COM acceleration; angular acceleration] (world) from spatial acc and vel.
+
+    The classical acceleration of a body point x is a_lin + alpha x x + omega x v(x).
+    """
+    for i in range(l0, l1):
+        R, p, c, v, a_ = rot[i], pos[i], link_vec[i, COM], vel[i], acc[i]
+        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
+        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
+        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+        vx = v[3] + v[1] * x2 - v[2] * x1
+        vy = v[4] + v[2] * x0 - v[0] * x2
+        vz = v[5] + v[0] * x1 - v[1] * x0
+        out[i, 0] = a_[3] + a_[1] * x2 - a_[2] * x1 + v[1] * vz - v[2] * vy
+        out[i, 1] = a_[4] + a_[2] * x0 - a_[0] * x2 + v[2] * vx - v[0] * vz
+        out[i, 2] = a_[5] + a_[0] * x1 - a_[1] * x0 + v[0] * vy - v[1] * vx
+        for a in range(3):
+            out[i, 3 + a] = a_[a]

@@ -1,0 +1,205 @@
+"""Constraint rows of single DOFs: for each kind one function that fills the row at the step start, one
+that solves it (couplings between DOFs and joints outside the tree: usdart.core.kernels.couplings).
+
+A row r of the model's row table (usdart.core.layout, R_*) has a kind, a source id, and for each side
+(tree) a response vector M'^-1 W^T in `resp` (the velocity change of the tree per unit impulse, W the
+direction the impulse acts along) and, except DOF rows, a Jacobian J in `jac` (rate = J v). Per-step
+values live in `rv = work.row_value[w, r]` (RV_*). Solving applies impulses to the generalized velocity
+`gvel` (projected Gauss-Seidel) and returns |velocity change| for the convergence test. Formulas:
+PhysX's PGS (reference §3-§8, seeds 003 and 004). DOF rows (drive, friction, limits, velocity limit)
+share the DOF's response column of M'^-1 (for a DOF PhysX's r is (M'^-1)_kk).
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..layout import (DP_DRIVE_DAMPING, DP_DYNAMIC_FRICTION, DP_ENVELOPE_GRADIENT, DP_ENVELOPE_MAX_VELOCITY,
+                      DP_ENVELOPE_RESISTANCE, DP_LOWER, DP_MAX_FORCE, DP_MAX_VELOCITY, DP_STATIC_FRICTION,
+                      DP_STIFFNESS, DP_UPPER, DP_VISCOUS_FRICTION, DRIVE_FORCE, 
+                      RV_C0, RV_C1, RV_C2, RV_C3, RV_ERROR, RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, TP_DAMPING,
+                      TP_LIMIT_STIFFNESS, TP_LOWER, TP_REST, TP_STIFFNESS, TP_UPPER)
+
+LIMIT_ERP = 0.8  # PhysX's PGS bias coefficient for limits and hard mimic joints
+TINY_RESPONSE = 1e-12
+
+
+@njit(cache=True, _nrt=False)
+def apply(gvel, v0, nv, resp, off, impulse):
+    for a in range(nv):
+        gvel[v0 + a] += resp[off + a] * impulse
+
+
+@njit(cache=True, _nrt=False)
+def rate(gvel, v0, nv, jac, off):
+    acc = 0.0
+    for a in range(nv):
+        acc += jac[off + a] * gvel[v0 + a]
+    return acc
+
+
+# ---- drive ----------------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def fill_drive(dof_par, k, mode, dt, q, target_position, target_velocity, limits_are_forces, rv):
+    """Implicit PD drive: lambda_new = C2 lambda + C0 qd + C1, clamped to +-C3 (or the envelope)."""
+    r = rv[RV_RESPONSE]
+    rv[RV_LAMBDA] = 0.0
+    for c in (RV_C0, RV_C1, RV_C2, RV_C3):
+        rv[c] = 0.0
+    if r <= 0.0:
+        return
+    kp, kd = dof_par[k, DP_STIFFNESS], dof_par[k, DP_DRIVE_DAMPING]
+    a = dt * (dt * kp + kd)
+    if mode == DRIVE_FORCE:
+        x, kappa = 1.0 / (1.0 + a * r), 1.0
+    else:
+        x, kappa = 1.0 / (1.0 + a), 1.0 / r
+    rv[RV_C0] = -x * a * kappa
+    rv[RV_C1] = x * dt * kd * target_velocity * kappa + kp * x * dt * kappa * (target_position - q)
+    rv[RV_C2] = 1.0 - x
+    # bound on the step's drive impulse: maxForce * dt, or maxForce itself when it is an impulse
+    rv[RV_C3] = dof_par[k, DP_MAX_FORCE] * (dt if limits_are_forces != 0.0 else 1.0)
+
+
+@njit(cache=True, _nrt=False)
+def envelope_interval(J, r, delta, M, gamma):
+    """Feasible [lo, hi] of the total drive impulse J for |v| <= M - gamma |J| (reference §3.5)."""
+    eps = 1e-12
+    inf = math.inf
+    if J > 0.0:
+        d1, d2 = r - gamma, r + gamma
+        if abs(d2) < eps:
+            return -inf, inf
+        b2 = (delta + M) / d2
+        if abs(d1) < eps:
+            return max(0.0, inf if delta - M > 0.0 else -inf), b2
+        b1 = (delta - M) / d1
+        if d1 >= 0.0:
+            return max(0.0, b1), min(b2, J)
+        return 0.0, min(b1, b2, J)
+    d1, d2 = r + gamma, r - gamma
+    if abs(d1) < eps:
+        return -inf, inf
+    b1 = (delta - M) / d1
+    if abs(d2) < eps:
+        return b1, min(0.0, inf if delta + M > 0.0 else -inf)
+    b2 = (delta + M) / d2
+    if d2 >= 0.0:
+        return max(b1, J), min(0.0, b2)
+    return max(b1, b2, J), 0.0
+
+
+@njit(cache=True, _nrt=False)
+def envelope_clamp(dof_par, k, joint_force, r, dt, lam, lam_unc, qd):
+    """Two-stage clamp of the drive impulse by the performance envelope (seed 004)."""
+    j_ext = joint_force * dt
+    J0, J = lam + j_ext, lam_unc + j_ext
+    delta = r * J0 - qd
+    j_max = dof_par[k, DP_MAX_FORCE] * dt
+    lo1, hi1 = envelope_interval(J, r, delta, dof_par[k, DP_ENVELOPE_MAX_VELOCITY], dof_par[k, DP_ENVELOPE_GRADIENT] / dt)
+    rho = dof_par[k, DP_ENVELOPE_RESISTANCE] * dt
+    if rho > 0.0:
+        lo2, hi2 = envelope_interval(J, r, delta, j_max / rho, 1.0 / rho)
+    else:
+        lo2, hi2 = -j_max, j_max
+    lo, hi = max(lo1, lo2), min(hi1, hi2)
+    if lo > hi:
+        J = 0.0
+    else:
+        J = min(max(J, lo), hi)
+    return J - j_ext
+
+
+@njit(cache=True, _nrt=False)
+def solve_drive(dof_par, k, envelope, joint_force, dt, rv, gvel, g, v0, nv, resp, off):
+    if rv[RV_C3] <= 0.0:
+        return 0.0
+    r = rv[RV_RESPONSE]
+    lam = rv[RV_LAMBDA]
+    qd = gvel[g]
+    unc = rv[RV_C2] * lam + rv[RV_C0] * qd + rv[RV_C1]
+    if envelope:
+        new = envelope_clamp(dof_par, k, joint_force, r, dt, lam, unc, qd)
+    else:
+        new = min(max(unc, -rv[RV_C3]), rv[RV_C3])
+    if new == lam:
+        return 0.0
+    rv[RV_LAMBDA] = new
+    apply(gvel, v0, nv, resp, off, new - lam)
+    return abs(new - lam) * r
+
+
+# ---- joint friction -------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def solve_friction(dof_par, k, dt, rv, gvel, g, v0, nv, resp, off):
+    """Stick within the static impulse, else Coulomb + viscous (seed 003)."""
+    r = rv[RV_RESPONSE]
+    lam = rv[RV_LAMBDA]
+    qd = gvel[g]
+    trial = lam - qd / r
+    if abs(trial) > dof_par[k, DP_STATIC_FRICTION] * dt:
+        bound = (dof_par[k, DP_DYNAMIC_FRICTION] + dof_par[k, DP_VISCOUS_FRICTION] * abs(qd)) * dt
+        trial = min(max(trial, -bound), bound)
+    if trial == lam:
+        return 0.0
+    rv[RV_LAMBDA] = trial
+    apply(gvel, v0, nv, resp, off, trial - lam)
+    return abs(trial - lam) * r
+
+
+# ---- limits ---------------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def fill_limit(dof_par, k, q, rv):
+    """Distances to the lower and upper limit at the step start."""
+    rv[RV_LAMBDA], rv[RV_LAMBDA2] = 0.0, 0.0
+    rv[RV_C0] = q - dof_par[k, DP_LOWER]
+    rv[RV_C1] = dof_par[k, DP_UPPER] - q
+
+
+@njit(cache=True, _nrt=False)
+def solve_limit(dt, velocity_iteration, rv, gvel, g, v0, nv, resp, off):
+    """Hard limit with a Baumgarte bias (position iterations) and a speculative term."""
+    r = rv[RV_RESPONSE]
+    lo_err, hi_err = rv[RV_C0], rv[RV_C1]
+    v = gvel[g]
+    lam_lo, lam_hi = rv[RV_LAMBDA], rv[RV_LAMBDA2]
+    delta = 0.0
+    if lo_err < 0.0 or lo_err + v * dt < 0.0:
+        if lo_err < 0.0:
+            target = v if velocity_iteration else -LIMIT_ERP * lo_err / dt
+        else:
+            target = -lo_err / dt
+        new = max(lam_lo + (target - v) / r, 0.0)
+        delta = new - lam_lo
+        rv[RV_LAMBDA] = new
+    elif hi_err < 0.0 or hi_err - v * dt < 0.0:
+        if hi_err < 0.0:
+            target = v if velocity_iteration else LIMIT_ERP * hi_err / dt
+        else:
+            target = hi_err / dt
+        new = min(lam_hi + (target - v) / r, 0.0)
+        delta = new - lam_hi
+        rv[RV_LAMBDA2] = new
+    elif v > 0.0 and lam_lo > 0.0:  # release what is no longer needed
+        delta = max(-v / r, -lam_lo)
+        rv[RV_LAMBDA] = lam_lo + delta
+    elif v < 0.0 and lam_hi < 0.0:
+        delta = min(-v / r, -lam_hi)
+        rv[RV_LAMBDA2] = lam_hi + delta
+    if delta == 0.0:
+        return 0.0
+    apply(gvel, v0, nv, resp, off, delta)
+    return abs(delta) * r
+
+
+# ---- joint velocity limit -------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def solve_velocity_limit(dof_par, k, rv, gvel, g, v0, nv, resp, off):
+    vmax = dof_par[k, DP_MAX_VELOCITY]
+    v = gvel[g]
+    if abs(v) <= vmax:
+        return 0.0
+    delta = (min(max(v, -vmax), vmax) - v) / rv[RV_RESPONSE]
+    apply(gvel, v0, nv, resp, off, delta)
+    return abs(delta) * rv[RV_RESPONSE]

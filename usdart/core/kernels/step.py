@@ -1,0 +1,222 @@
+"""One step of one world, island by island: the pipeline stages in order.
+
+For each island (trees joined by joints outside them; usually one articulation or one free body):
+1. wake or skip it (sleeping);
+2. per tree, the unconstrained velocity (usdart.core.kernels.smooth; RK4: the smooth dynamics by four
+   ABA stages, the implicit-damping factor kept for the rows);
+3. fill its constraint rows and solve them by PGS (usdart.core.kernels.solver);
+4. per tree, move positions with the position-iteration velocity (RK4: with the stages' mean velocity
+   plus the rows' change), store velocities and accelerations, clear the step's link forces, update the
+   link poses, and run the sleep test.
+The link poses in the state follow the positions after every step, so a step reads them as they are.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from ..layout import (D_V, DP_DAMPING, I_ROW0, I_ROW1, I_TREE0, I_TREE1, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT, T_V0, T_V1,
+                      TS_SLEEP_THRESHOLD, WAKE_TIME)
+from .aba import aba
+from .integrate import integrate_positions
+from .kinematics import link_velocities, tree_poses, world_frames
+from .sleep import below_threshold, pushed
+from .smooth import root_com, unconstrained_velocity
+from .solver import fill_rows, solve_island
+
+
+@njit(cache=True, _nrt=False)
+def poses(m, st, w, t):
+    """Link poses of tree t in world w from the state."""
+    tr = m.trees.tree
+    tree_poses(m.links.link, m.links.link_rot, m.links.link_vec, tr[t, T_LINK0], tr[t, T_LINK1], st.q[w],
+               st.joint_quat[w], st.root_pos[w, t], st.root_quat[w, t], st.link_rot[w], st.link_pos[w])
+
+
+@njit(cache=True, _nrt=False)
+def copy_tree_state(tr, t, q, qd, joint_quat, root_pos, root_quat, root_vel, q2, qd2, joint_quat2, root_pos2,
+                    root_quat2, root_vel2):
+    """The RK4 stage state of tree t = the state at the step start."""
+    for k in range(tr[t, T_DOF0], tr[t, T_DOF1]):
+        q2[k] = q[k]
+        qd2[k] = qd[k]
+    for i in range(tr[t, T_LINK0], tr[t, T_LINK1]):
+        for a in range(4):
+            joint_quat2[i, a] = joint_quat[i, a]
+    for a in range(3):
+        root_pos2[t, a] = root_pos[t, a]
+    for a in range(4):
+        root_quat2[t, a] = root_quat[t, a]
+    for a in range(6):
+        root_vel2[t, a] = root_vel[t, a]
+
+
+@njit(cache=True, _nrt=False)
+def rk4_derivative(m, ctl, ws, w, t, i):
+    """ws.rk[w, i] = stage velocity, ws.rk[w, 4 + i] = its acceleration (ABA at the stage state, damping
+    explicit, the step's link forces)."""
+    tr, lk, dofs = m.trees.tree, m.links, m.dofs
+    l0, l1, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
+    floating = tr[t, T_ROOT] == 6
+    c = ws.vec[w, 4]
+    tree_poses(lk.link, lk.link_rot, lk.link_vec, l0, l1, ws.stage_q[w], ws.stage_joint_quat[w], ws.stage_root_pos[w, t],
+               ws.stage_root_quat[w, t], ws.stage_rot[w], ws.stage_pos[w])
+    if floating:
+        root_com(lk.link_vec, ws.stage_rot[w], ws.stage_pos[w], l0, c)
+    world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof_par, l0, l1, ws.stage_rot[w], ws.stage_pos[w],
+                 ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w])
+    link_velocities(lk.link, l0, l1, floating, c, ws.stage_root_vel[w, t], ws.stage_qd[w], 1.0, ws.motion[w], ws.vel[w])
+    for k in range(d0, d1):
+        ws.tau[w, k] = ctl.joint_force[w, k] - dofs.dof_par[k, DP_DAMPING] * ws.stage_qd[w, k]
+    aba(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, c, ws.stage_rot[w], ws.stage_pos[w],
+        ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], ws.stage_qd[w], ws.stage_root_vel[w, t],
+        ws.tau[w], m.gravity, ws.wrench[w], True, ws.vel[w], ws.acc[w], ws.art_inertia[w], ws.art_bias[w],
+        ws.dof_u[w], ws.dof_inv[w], ws.dof_bias[w], ws.mat6[w], ws.vec[w], ws.gen[w])
+    for a in range(6 if floating else 0):
+        ws.rk[w, i, v0 + a] = ws.stage_root_vel[w, t, a]
+    for k in range(d0, d1):
+        ws.rk[w, i, dofs.dof[k, D_V]] = ws.stage_qd[w, k]
+    for a in range(v0, v1):
+        ws.rk[w, 4 + i, a] = ws.gen[w, a]
+
+
+@njit(cache=True, _nrt=False)
+def rk4_smooth(m, st, ctl, ws, w, t, dt):
+    """Classical RK4 of tree t's smooth dynamics (as MuJoCo's RK4: positions advanced on the manifold with
+    the stage velocities). Leaves the new velocity in ws.rk[w, 9] and the mean velocity in ws.rk[w, 8]."""
+    tr, lk, dofs = m.trees.tree, m.links, m.dofs
+    l0, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
+    floating = tr[t, T_ROOT] == 6
+    copy_tree_state(tr, t, st.q[w], st.qd[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], st.root_vel[w],
+                    ws.stage_q[w], ws.stage_qd[w], ws.stage_joint_quat[w], ws.stage_root_pos[w], ws.stage_root_quat[w],
+                    ws.stage_root_vel[w])
+    rk4_derivative(m, ctl, ws, w, t, 0)
+    for i in range(1, 4):
+        c = 1.0 if i == 3 else 0.5
+        copy_tree_state(tr, t, st.q[w], st.qd[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], st.root_vel[w],
+                        ws.stage_q[w], ws.stage_qd[w], ws.stage_joint_quat[w], ws.stage_root_pos[w],
+                        ws.stage_root_quat[w], ws.stage_root_vel[w])
+        integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, tr[t, T_LINK1], v0, floating, c * dt,
+                            st.link_rot[w], st.link_pos[w], ws.rk[w, i - 1], ws.stage_q[w], ws.stage_joint_quat[w],
+                            ws.stage_root_pos[w, t], ws.stage_root_quat[w, t])
+        for a in range(6 if floating else 0):
+            ws.stage_root_vel[w, t, a] = st.root_vel[w, t, a] + c * dt * ws.rk[w, 4 + i - 1, v0 + a]
+        for k in range(d0, d1):
+            ws.stage_qd[w, k] = st.qd[w, k] + c * dt * ws.rk[w, 4 + i - 1, dofs.dof[k, D_V]]
+        rk4_derivative(m, ctl, ws, w, t, i)
+    for a in range(v0, v1):
+        ws.rk[w, 8, a] = (ws.rk[w, 0, a] + 2.0 * ws.rk[w, 1, a] + 2.0 * ws.rk[w, 2, a] + ws.rk[w, 3, a]) / 6.0
+        ws.rk[w, 9, a] = ws.gvel_start[w, a] + dt * (ws.rk[w, 4, a] + 2.0 * ws.rk[w, 5, a] + 2.0 * ws.rk[w, 6, a]
+                                                   + ws.rk[w, 7, a]) / 6.0
+
+
+@njit(cache=True, _nrt=False)
+def begin_tree(m, st, ctl, ws, w, t, dt, rk4):
+    """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H)."""
+    tr, lk, dofs, trees = m.trees.tree, m.links, m.dofs, m.trees
+    unconstrained_velocity(lk.link, dofs.dof, dofs.dof_par, lk.link_rot, lk.link_vec, lk.link_par, trees.v_parent,
+                           trees.v_h, trees.v_dof, tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1],
+                           tr[t, T_V0], tr[t, T_V1], tr[t, T_ROOT] == 6, dt, m.gravity, st.link_rot[w], st.link_pos[w],
+                           st.qd[w], st.root_vel[w, t], ctl.joint_force[w], ctl.link_wrench[w], ws.motion[w],
+                           ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w], ws.comp_moment[w],
+                           ws.comp_inertia[w], ws.vel[w], ws.acc[w], ws.force[w], ws.wrench[w], ws.vec[w], ws.H[w],
+                           ws.gen[w], ws.gvel[w], ws.gvel_start[w])
+    if rk4:
+        rk4_smooth(m, st, ctl, ws, w, t, dt)
+        for a in range(tr[t, T_V0], tr[t, T_V1]):
+            ws.gvel[w, a] = ws.rk[w, 9, a]
+        # the sleep test reads the motion columns at the step start
+        world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof_par, tr[t, T_LINK0], tr[t, T_LINK1],
+                     st.link_rot[w], st.link_pos[w], ws.motion[w], ws.body_mass[w], ws.body_moment[w],
+                     ws.body_inertia[w])
+
+
+@njit(cache=True, _nrt=False)
+def end_tree(m, st, ctl, ws, w, t, dt, rk4, may_sleep):
+    """Positions, final velocities and accelerations, link poses, sleep test of tree t."""
+    tr, lk, dofs = m.trees.tree, m.links, m.dofs
+    l0, l1, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
+    floating = tr[t, T_ROOT] == 6
+    for a in range(6 if floating else 0):
+        st.root_acc[w, t, a] = (ws.gvel[w, v0 + a] - ws.gvel_start[w, v0 + a]) / dt
+        st.root_vel[w, t, a] = ws.gvel[w, v0 + a]
+    for k in range(d0, d1):
+        g = dofs.dof[k, D_V]
+        st.qdd[w, k] = (ws.gvel[w, g] - ws.gvel_start[w, g]) / dt
+        st.qd[w, k] = ws.gvel[w, g]
+    threshold = ctl.tree_settings[t, TS_SLEEP_THRESHOLD]
+    falls_asleep = False
+    if may_sleep and threshold > 0.0:
+        c = ws.vec[w, 4]
+        if floating:
+            root_com(lk.link_vec, st.link_rot[w], st.link_pos[w], l0, c)
+        if below_threshold(lk.link, lk.link_rot, lk.link_vec, lk.link_par, l0, l1, floating, threshold, c,
+                           st.link_rot[w], st.link_pos[w], ws.motion[w], st.root_vel[w, t], st.qd[w], ws.vel[w]):
+            st.wake_time[w, t] -= dt
+            falls_asleep = st.wake_time[w, t] <= 0.0
+        else:
+            st.wake_time[w, t] = WAKE_TIME
+    if rk4:
+        integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt, st.link_rot[w],
+                            st.link_pos[w], ws.rk[w, 8], st.q[w], st.joint_quat[w], st.root_pos[w, t],
+                            st.root_quat[w, t])
+        moved = False
+        for a in range(v0, v1):
+            ws.rk[w, 9, a] = ws.gvel_pos[w, a] - ws.rk[w, 9, a]
+            moved = moved or ws.rk[w, 9, a] != 0.0
+        if moved:  # the rows' velocity change, from the moved pose
+            poses(m, st, w, t)
+            integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt,
+                                st.link_rot[w], st.link_pos[w], ws.rk[w, 9], st.q[w], st.joint_quat[w],
+                                st.root_pos[w, t], st.root_quat[w, t])
+    else:
+        integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt, st.link_rot[w],
+                            st.link_pos[w], ws.gvel_pos[w], st.q[w], st.joint_quat[w], st.root_pos[w, t],
+                            st.root_quat[w, t])
+    for i in range(l0, l1):  # link forces and torques act for one step (PhysX clears them)
+        for a in range(6):
+            ctl.link_wrench[w, i, a] = 0.0
+    poses(m, st, w, t)
+    if falls_asleep:
+        st.asleep[w, t] = True
+        for k in range(d0, d1):
+            st.qd[w, k] = 0.0
+            st.qdd[w, k] = 0.0
+        for a in range(6):
+            st.root_vel[w, t, a] = 0.0
+            st.root_acc[w, t, a] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def step_world(m, st, ctl, ws, w, dt, only_island, rk4):
+    """Advance world w by dt (every island, or only island `only_island` when >= 0)."""
+    trees = m.trees
+    tr, island, members = trees.tree, trees.island, trees.island_trees
+    for isl in range(island.shape[0]):
+        if only_island >= 0 and isl != only_island:
+            continue
+        e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
+        alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
+        if alone:
+            t = members[e0]
+            if st.asleep[w, t]:
+                if not pushed(tr[t, T_LINK0], tr[t, T_LINK1], ctl.link_wrench[w]):
+                    continue
+                st.asleep[w, t] = False
+                st.wake_time[w, t] = WAKE_TIME
+        for e in range(e0, e1):
+            begin_tree(m, st, ctl, ws, w, members[e], dt, rk4)
+        r0, r1 = island[isl, I_ROW0], island[isl, I_ROW1]
+        fill_rows(trees, m.links, m.dofs, m.couplings, r0, r1, dt, st.q[w], ctl.target_position[w],
+                  ctl.target_velocity[w], ctl.tree_settings, st.link_rot[w], st.link_pos[w], ws.H[w], ws.row_value[w],
+                  ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w], ws.vec[w])
+        solve_island(trees, m.dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w],
+                     ws.gvel[w], ws.gvel_pos[w])
+        for e in range(e0, e1):
+            end_tree(m, st, ctl, ws, w, members[e], dt, rk4, alone)
+
+
+@njit(cache=True, _nrt=False)
+def world_poses(m, st, w):
+    """Link poses of every tree of world w from the state (after the state was written from outside)."""
+    for t in range(m.trees.tree.shape[0]):
+        poses(m, st, w, t)

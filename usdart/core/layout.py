@@ -1,0 +1,63 @@
+"""Column names of the scene model's tables, shared by the model builder and the kernels.
+
+A table is a 2-D array with one row per item (tree, link, DOF, row...) and named columns, so a kernel
+receives one array where it would otherwise receive a dozen (numba's compile time grows with the number
+of arrays a function takes). Module-level integers are compile-time constants inside numba kernels.
+"""
+
+# joint types of a link's inbound joint (the root link: FIXED or FREE)
+JOINT_FIXED, JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_SPHERICAL, JOINT_FREE = 0, 1, 2, 3, 4
+DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION = 0, 1, 2
+WAKE_TIME = 0.4  # seconds at rest before an island falls asleep (PhysX: 20 x 0.02 s)
+
+# model.tree (n_trees, 8) int64: one articulation or free body
+T_LINK0, T_LINK1, T_DOF0, T_DOF1, T_V0, T_V1, T_ROOT, T_ISLAND = range(8)
+TREE_COLUMNS = 8
+
+# model.island (n_islands, 6) int64: trees solved together (joined by joints between them)
+I_TREE0, I_TREE1, I_ROW0, I_ROW1, I_POSITION_ITERATIONS, I_VELOCITY_ITERATIONS = range(6)
+ISLAND_COLUMNS = 6
+
+# model.link (n_links, 5) int64
+L_PARENT, L_JOINT, L_DOF0, L_DOF1, L_TREE = range(5)
+LINK_COLUMNS = 5
+# model.link_rot (n_links, 7, 3, 3)
+PARENT_FRAME_ROT, CHILD_FRAME_ROT, REST_ROT, REVOLUTE_OUTER, REVOLUTE_CROSS, INERTIA_COM, INERTIA_ORIGIN = range(7)
+LINK_ROT_COUNT = 7
+# model.link_vec (n_links, 5, 3)
+PARENT_FRAME_POS, CHILD_FRAME_POS, PRISMATIC_AXIS, COM, FIRST_MOMENT = range(5)
+LINK_VEC_COUNT = 5
+# model.link_par (n_links, 6) float
+LP_MASS, LP_LINEAR_DAMPING, LP_ANGULAR_DAMPING, LP_MAX_LINEAR_VELOCITY, LP_MAX_ANGULAR_VELOCITY, LP_GRAVITY = range(6)
+LINK_PAR_COLUMNS = 6
+
+# model.dof (n_dofs, 4) int64
+D_LINK, D_V, D_DRIVE, D_WRAPS = range(4)
+DOF_COLUMNS = 4
+# model.dof_par (n_dofs, 26) float: axis (3), motion column [omega; v] in the child link frame (6), then
+DP_AXIS, DP_MOTION = 0, 3
+(DP_ARMATURE, DP_LOWER, DP_UPPER, DP_MAX_VELOCITY, DP_DAMPING, DP_STIFFNESS, DP_DRIVE_DAMPING, DP_MAX_FORCE,
+ DP_ENVELOPE, DP_ENVELOPE_MAX_VELOCITY, DP_ENVELOPE_RESISTANCE, DP_ENVELOPE_GRADIENT, DP_STATIC_FRICTION,
+ DP_DYNAMIC_FRICTION, DP_VISCOUS_FRICTION) = range(9, 24)
+DOF_PAR_COLUMNS = 24
+
+# constraint rows (model.row (n_rows, 8) int64), in the order the solver visits them
+ROW_DRIVE, ROW_FRICTION, ROW_LIMIT, ROW_VELOCITY_LIMIT, ROW_SPATIAL_TENDON, ROW_FIXED_TENDON, ROW_MIMIC, ROW_JOINT = range(8)
+ROW_KIND_NAMES = ("drive", "friction", "limit", "velocity limit", "spatial tendon", "fixed tendon", "mimic", "joint")
+R_KIND, R_ID, R_AXIS, R_TREE0, R_TREE1, R_RESPONSE0, R_RESPONSE1, R_JACOBIAN = range(8)
+ROW_COLUMNS = 8
+# work.row_value (W, n_rows, 8) float: per step
+RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, RV_ERROR, RV_C0, RV_C1, RV_C2, RV_C3 = range(8)
+ROW_VALUE_COLUMNS = 8
+
+# tendon parameter tables (n, 7): stiffness, damping, limit stiffness, offset, rest length, lower, upper
+TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_UPPER = range(7)
+# model.mimic_par (n, 4)
+MP_GEARING, MP_OFFSET, MP_FREQUENCY, MP_DAMPING_RATIO = range(4)
+
+# control.tree_settings (n_trees, 2) float: what users may change between steps
+TS_SLEEP_THRESHOLD, TS_DRIVE_LIMITS_ARE_FORCES = range(2)
+TREE_SETTING_COLUMNS = 2
+
+# integrators
+EULER, RK4 = 0, 1

@@ -1,0 +1,214 @@
+"""`State`, `Control` and `Workspace` of a scene model: what changes, per world.
+
+Every array has a leading world axis, so one Model drives many copies of a scene (parameter sweeps,
+learning) and the step runs them in parallel. NamedTuples: a kernel takes each as one argument, and
+an articulation's part of them is a set of numpy views (`tree_view`).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import layout as L
+from .articulation_model import ArticulationModel
+from .description import ArticulationDesc
+from .model import Model
+
+
+class State(NamedTuple):
+    q: np.ndarray  # (W, n_dofs) joint positions; spherical joints: rotation-vector components (derived)
+    qd: np.ndarray  # (W, n_dofs)
+    qdd: np.ndarray  # (W, n_dofs) accelerations of the last step (read only)
+    joint_quat: np.ndarray  # (W, n_links, 4) wxyz rotation of spherical joints (the truth for them)
+    root_pos: np.ndarray  # (W, n_trees, 3) root link frame origin, world
+    root_quat: np.ndarray  # (W, n_trees, 4) wxyz
+    root_vel: np.ndarray  # (W, n_trees, 6) [v_com; omega], world axes (PhysX root velocity)
+    root_acc: np.ndarray  # (W, n_trees, 6) of the last step (read only)
+    wake_time: np.ndarray  # (W, n_trees) seconds left before a tree at rest falls asleep
+    asleep: np.ndarray  # (W, n_trees) bool: asleep trees are not stepped until something wakes them
+    link_pos: np.ndarray  # (W, n_links, 3) link frame origins, world (follow q after every step)
+    link_rot: np.ndarray  # (W, n_links, 3, 3)
+
+
+class Control(NamedTuple):
+    joint_force: np.ndarray  # (W, n_dofs) persistent joint forces
+    target_position: np.ndarray  # (W, n_dofs)
+    target_velocity: np.ndarray  # (W, n_dofs)
+    link_wrench: np.ndarray  # (W, n_links, 6) [force; torque] at each link COM, world, for the next step
+    tree_settings: np.ndarray  # (n_trees, TREE_SETTING_COLUMNS): TS_* (sleep threshold, maxForce as force)
+
+
+class Workspace(NamedTuple):
+    """Scratch, rewritten by every kernel call and never allocated inside one. Dynamics quantities are in
+    world axes at the world origin (usdart.core.kernels.spatial)."""
+
+    motion: np.ndarray  # (W, n_dofs, 6) motion columns S
+    body_mass: np.ndarray  # (W, n_links) link inertia in world axes about the origin: mass,
+    body_moment: np.ndarray  # (W, n_links, 3) first moment,
+    body_inertia: np.ndarray  # (W, n_links, 3, 3) rotational inertia
+    comp_mass: np.ndarray  # (W, n_links) composite (link + subtree) inertia, same form
+    comp_moment: np.ndarray  # (W, n_links, 3)
+    comp_inertia: np.ndarray  # (W, n_links, 3, 3)
+    vel: np.ndarray  # (W, n_links, 6) link spatial velocity
+    acc: np.ndarray  # (W, n_links, 6) link spatial acceleration
+    force: np.ndarray  # (W, n_links, 6) spatial force transmitted by each link's inbound joint
+    wrench: np.ndarray  # (W, n_links, 6) link forces of the step [force; torque] at COMs
+    H: np.ndarray  # (W, n_h) mass matrix M + armature + dt damping in tree-sparse storage, then its factor
+    gen: np.ndarray  # (W, n_v) generalized forces, then accelerations
+    gvel: np.ndarray  # (W, n_v) generalized velocity being solved
+    gvel_start: np.ndarray  # (W, n_v) at the step start
+    gvel_pos: np.ndarray  # (W, n_v) after the position iterations (moves the positions)
+    row_value: np.ndarray  # (W, n_rows, ROW_VALUE_COLUMNS): RV_*
+    resp: np.ndarray  # (W, n_response) row responses
+    jac: np.ndarray  # (W, n_jacobian) row Jacobians
+    point_jac: np.ndarray  # (W, 12, max tree velocities) point Jacobians of a row's two sides
+    frames: np.ndarray  # (W, 2, 4, 4) a joint's two frames in world
+    vec: np.ndarray  # (W, 10, 6) small vectors
+    # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
+    art_inertia: np.ndarray  # (W', n_links, 6, 6)
+    art_bias: np.ndarray  # (W', n_links, 6)
+    dof_u: np.ndarray  # (W', n_dofs, 6) U = IA S
+    dof_inv: np.ndarray  # (W', n_links, 3, 3) (S^T IA S + armature)^-1 per joint
+    dof_bias: np.ndarray  # (W', n_dofs) tau - S^T pA
+    mat6: np.ndarray  # (W', 6, 6)
+    tau: np.ndarray  # (W', n_dofs)
+    # RK4 stages: velocities (0-3), accelerations (4-7), mean velocity (8), new velocity (9); stage state
+    rk: np.ndarray  # (W', 10, n_v)
+    stage_q: np.ndarray  # (W', n_dofs)
+    stage_qd: np.ndarray  # (W', n_dofs)
+    stage_joint_quat: np.ndarray  # (W', n_links, 4)
+    stage_root_pos: np.ndarray  # (W', n_trees, 3)
+    stage_root_quat: np.ndarray  # (W', n_trees, 4)
+    stage_root_vel: np.ndarray  # (W', n_trees, 6)
+    stage_pos: np.ndarray  # (W', n_links, 3)
+    stage_rot: np.ndarray  # (W', n_links, 3, 3)
+
+
+def sizes(model: Model) -> tuple[int, int, int, int, int]:
+    """(links, DOFs, trees, generalized velocities, rows)."""
+    return (len(model.links.link), len(model.dofs.dof), len(model.trees.tree), len(model.trees.v_parent),
+            len(model.couplings.row))
+
+
+def zeros_state(model: Model, worlds: int) -> State:
+    n, nd, nt, _, _ = sizes(model)
+    joint_quat = np.zeros((worlds, n, 4))
+    joint_quat[..., 0] = 1.0
+    root_quat = np.zeros((worlds, nt, 4))
+    root_quat[..., 0] = 1.0
+    rot = np.zeros((worlds, n, 3, 3))
+    rot[:] = np.eye(3)
+    return State(np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), joint_quat,
+                 np.zeros((worlds, nt, 3)), root_quat, np.zeros((worlds, nt, 6)), np.zeros((worlds, nt, 6)),
+                 np.full((worlds, nt), L.WAKE_TIME), np.zeros((worlds, nt), bool), np.zeros((worlds, n, 3)), rot)
+
+
+def zeros_control(model: Model, worlds: int) -> Control:
+    n, nd, nt, _, _ = sizes(model)
+    settings = np.zeros((nt, L.TREE_SETTING_COLUMNS))
+    settings[:, L.TS_DRIVE_LIMITS_ARE_FORCES] = 1.0
+    return Control(np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)),
+                   settings)
+
+
+def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace:
+    """Scratch for `worlds` worlds; `articulated` adds the ABA and RK4 arrays (else they have no worlds)."""
+    n, nd, nt, nv, rows = sizes(model)
+    wa = worlds if articulated else 0
+    z = np.zeros
+    return Workspace(
+        motion=z((worlds, nd, 6)), body_mass=z((worlds, n)), body_moment=z((worlds, n, 3)),
+        body_inertia=z((worlds, n, 3, 3)), comp_mass=z((worlds, n)), comp_moment=z((worlds, n, 3)),
+        comp_inertia=z((worlds, n, 3, 3)), vel=z((worlds, n, 6)), acc=z((worlds, n, 6)), force=z((worlds, n, 6)),
+        wrench=z((worlds, n, 6)), H=z((worlds, int(model.trees.v_h[-1]))), gen=z((worlds, nv)), gvel=z((worlds, nv)),
+        gvel_start=z((worlds, nv)), gvel_pos=z((worlds, nv)), row_value=z((worlds, rows, L.ROW_VALUE_COLUMNS)),
+        resp=z((worlds, model.n_response)), jac=z((worlds, model.n_jacobian)),
+        point_jac=z((worlds, 12, max(model.max_tree_velocities, 1))), frames=z((worlds, 2, 4, 4)),
+        vec=z((worlds, 10, 6)),
+        art_inertia=z((wa, n, 6, 6)), art_bias=z((wa, n, 6)), dof_u=z((wa, nd, 6)), dof_inv=z((wa, n, 3, 3)),
+        dof_bias=z((wa, nd)), mat6=z((wa, 6, 6)), tau=z((wa, nd)), rk=z((wa, 10, nv)), stage_q=z((wa, nd)),
+        stage_qd=z((wa, nd)), stage_joint_quat=z((wa, n, 4)), stage_root_pos=z((wa, nt, 3)),
+        stage_root_quat=z((wa, nt, 4)), stage_root_vel=z((wa, nt, 6)), stage_pos=z((wa, n, 3)),
+        stage_rot=z((wa, n, 3, 3)))
+
+
+def set_initial_state(model: Model, state: State, control: Control, t: int, desc: ArticulationDesc,
+                      tree_model: ArticulationModel) -> None:
+    """Tree t starts as authored: root body pose and velocity, JointStateAPI positions and velocities,
+    drive targets; settings from the articulation (sleep threshold)."""
+    l0, _, d0, d1 = model.trees.tree[t, :4]
+    root = desc.bodies[0]
+    if root is not None:
+        state.root_pos[:, t] = root.pose.position
+        state.root_quat[:, t] = np.asarray(root.pose.orientation, float) / np.linalg.norm(root.pose.orientation)
+        if not desc.fixed_base:
+            state.root_vel[:, t, :3] = root.linear_velocity
+            state.root_vel[:, t, 3:] = root.angular_velocity
+    dofs = desc.dofs
+    state.q[:, d0:d1] = [d.position for d in dofs]
+    state.qd[:, d0:d1] = [d.velocity for d in dofs]
+    control.target_position[:, d0:d1] = [d.drive.target_position if d.drive else 0.0 for d in dofs]
+    control.target_velocity[:, d0:d1] = [d.drive.target_velocity if d.drive else 0.0 for d in dofs]
+    control.tree_settings[t, L.TS_SLEEP_THRESHOLD] = tree_model.sleep_threshold
+    view = tree_view(model, state, t)
+    for w in range(state.q.shape[0]):
+        sync_spherical_quaternions(tree_model, view, w)
+
+
+class TreeState(NamedTuple):
+    """One tree's part of a State, as numpy views (writes go to the scene's state)."""
+
+    q: np.ndarray  # (W, n_dofs of the tree)
+    qd: np.ndarray
+    qdd: np.ndarray
+    joint_quat: np.ndarray  # (W, n_links of the tree, 4)
+    root_pos: np.ndarray  # (W, 3)
+    root_quat: np.ndarray  # (W, 4)
+    root_vel: np.ndarray  # (W, 6)
+    root_acc: np.ndarray  # (W, 6)
+    wake_time: np.ndarray  # (W,)
+    asleep: np.ndarray  # (W,)
+    link_pos: np.ndarray  # (W, n_links of the tree, 3)
+    link_rot: np.ndarray  # (W, n_links of the tree, 3, 3)
+
+
+def tree_view(model: Model, state: State, t: int) -> TreeState:
+    l0, l1, d0, d1 = (int(x) for x in model.trees.tree[t, :4])
+    return TreeState(state.q[:, d0:d1], state.qd[:, d0:d1], state.qdd[:, d0:d1], state.joint_quat[:, l0:l1],
+                     state.root_pos[:, t], state.root_quat[:, t], state.root_vel[:, t], state.root_acc[:, t],
+                     state.wake_time[:, t], state.asleep[:, t], state.link_pos[:, l0:l1], state.link_rot[:, l0:l1])
+
+
+def rotation_vector_to_quat(rv) -> np.ndarray:
+    angle = float(np.linalg.norm(rv))
+    if angle < 1e-12:
+        return np.array([1.0, 0.5 * rv[0], 0.5 * rv[1], 0.5 * rv[2]]) / np.sqrt(1 + 0.25 * angle * angle)
+    axis = np.asarray(rv, float) / angle
+    return np.concatenate([[np.cos(0.5 * angle)], np.sin(0.5 * angle) * axis])
+
+
+def quat_to_rotation_vector(q) -> np.ndarray:
+    """Log map with the w >= 0 sign fix, so angles lie in [0, pi]."""
+    w, v = float(q[0]), np.asarray(q[1:], float)
+    if w < 0:
+        w, v = -w, -v
+    s = float(np.linalg.norm(v))
+    if s < 1e-12:
+        return 2.0 * v / max(w, 1e-300)
+    return 2.0 * np.arctan2(s, w) * v / s
+
+
+def sync_spherical_quaternions(model: ArticulationModel, state, w: int) -> None:
+    """Set each spherical joint's quaternion from its DOF positions: J = exp(sum_k q_k e_k). `state`: a
+    tree's view (local link and DOF indices)."""
+    for i in np.flatnonzero(model.joint_type == L.JOINT_SPHERICAL):
+        lo, hi = model.dof_start[i], model.dof_start[i + 1]
+        state.joint_quat[w, i] = rotation_vector_to_quat(model.dof_axis[lo:hi].T @ state.q[w, lo:hi])
+
+
+def sync_spherical_positions(model: ArticulationModel, state, w: int) -> None:
+    """Set spherical DOF positions from the quaternions (components of the rotation vector on the axes)."""
+    for i in np.flatnonzero(model.joint_type == L.JOINT_SPHERICAL):
+        lo, hi = model.dof_start[i], model.dof_start[i + 1]
+        state.q[w, lo:hi] = model.dof_axis[lo:hi] @ quat_to_rotation_vector(state.joint_quat[w, i])

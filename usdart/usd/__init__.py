@@ -1,0 +1,1 @@
+"""Everything that touches USD (pxr): the importer, write-back, stage controls, authoring, schema plugin."""

@@ -1,0 +1,108 @@
+"""USD stage -> SceneDescription (SI units, radians, articulation trees as PhysX builds them).
+
+usd-core's UsdPhysics parser finds the scenes, bodies (with their colliders), joints and root APIs;
+everything it leaves to consumers (units, mass, root choice, components, loops, PhysX attributes)
+is done by the modules of this package.
+"""
+from __future__ import annotations
+
+import warnings as _py_warnings
+
+import numpy as np
+from pxr import Sdf, Usd, UsdGeom, UsdPhysics
+
+from .bodies import read_body
+from .coupling import ArticulationCouplings, articulation_settings
+from ...core.description import SceneDescription
+from ...core.frames import decompose
+from .joints import BodyResolver, joint_kind, read_joint, warn_separated_frames
+from .stage_settings import open_stage, read_settings
+from .topology import Topology, check_free_body
+from .usd_values import read
+
+__all__ = ["read_stage", "open_stage"]
+
+_JOINT_TYPES = ("FixedJoint", "RevoluteJoint", "PrismaticJoint", "SphericalJoint", "DistanceJoint", "D6Joint",
+                "CustomJoint")
+
+
+def _parse(stage: Usd.Stage) -> dict:
+    parse = getattr(UsdPhysics, "UsdPhysicsLoadStageFromPrimRange", None)
+    with _py_warnings.catch_warnings():
+        _py_warnings.simplefilter("ignore", DeprecationWarning)
+        if parse is None:
+            parse = UsdPhysics.LoadUsdPhysicsFromRange
+        return parse(stage, [Sdf.Path.absoluteRootPath])
+
+
+def _entries(parsed: dict, type_name: str):
+    key = getattr(UsdPhysics.ObjectType, type_name)
+    paths, descs = parsed.get(key, ([], []))
+    return list(zip((str(p) for p in paths), descs))
+
+
+def _stage_order(stage: Usd.Stage, paths: set[str]) -> dict[str, int]:
+    order = {}
+    for i, prim in enumerate(Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate))):
+        p = str(prim.GetPath())
+        if p in paths:
+            order[p] = i
+    return order
+
+
+def read_stage(source) -> tuple[Usd.Stage, SceneDescription]:
+    stage = open_stage(source)
+    warnings: list[str] = []
+    parsed = _parse(stage)
+    scene_prims = [stage.GetPrimAtPath(p) for p, _ in _entries(parsed, "Scene")]
+    settings = read_settings(stage, scene_prims, warnings)
+    xform_cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+
+    bodies = {}
+    body_scale = {}
+    for path, desc in _entries(parsed, "RigidBody"):
+        if not desc.rigidBodyEnabled:
+            continue
+        prim = stage.GetPrimAtPath(path)
+        colliders = [stage.GetPrimAtPath(c) for c in desc.collisions]
+        bodies[path] = read_body(prim, colliders, xform_cache, settings, warnings)
+        body_scale[path] = np.abs(decompose(xform_cache.GetLocalToWorldTransform(prim))[2])
+
+    resolver = BodyResolver(stage, set(bodies), xform_cache)
+    joints = {}
+    for type_name in _JOINT_TYPES:
+        for path, _ in _entries(parsed, type_name):
+            prim = stage.GetPrimAtPath(path)
+            if read(prim, "physics:jointEnabled", True) is False:
+                continue
+            joints[path] = read_joint(prim, joint_kind(prim), resolver, settings, warnings)
+
+    api_paths = []
+    for path, _ in _entries(parsed, "Articulation"):
+        prim = stage.GetPrimAtPath(path)
+        if read(prim, "physxArticulation:articulationEnabled", True) is False:
+            warnings.append(f"{path}: articulation disabled (physxArticulation:articulationEnabled = false); its "
+                            "bodies are simulated as free bodies with joint constraints")
+            continue
+        api_paths.append(path)
+
+    topology = Topology(bodies, joints, _stage_order(stage, set(bodies)), warnings)
+    articulations, tree_joints = topology.build(sorted(set(api_paths)))
+    articulations.sort(key=lambda a: a.root_link)
+    for art in articulations:
+        articulation_settings(stage.GetPrimAtPath(art.api_prim), art, settings)
+        couplings = ArticulationCouplings(stage, art, settings, warnings)
+        art.mimic_joints = couplings.mimic_joints()
+        art.fixed_tendons = couplings.fixed_tendons()
+        art.spatial_tendons = couplings.spatial_tendons(body_scale)
+        warn_separated_frames(art.joints, {p: b.pose for p, b in bodies.items()}, warnings)
+
+    in_articulation = {link for art in articulations for link in art.links}
+    free = sorted(p for p in topology.links_ok if p not in in_articulation)
+    for path in free:
+        check_free_body(bodies[path])
+    consumed = tree_joints | {a.root_joint for a in articulations if a.root_joint} | topology.ignored_joints
+    constraints = sorted(p for p in joints if p not in consumed)
+    description = SceneDescription(settings=settings, bodies=bodies, joints=joints, articulations=articulations,
+                                   free_bodies=free, constraints=constraints, warnings=warnings)
+    return stage, description

@@ -1,0 +1,159 @@
+"""Rigid bodies: world pose, initial velocity, PhysxRigidBodyAPI settings and mass properties.
+
+Mass follows UsdPhysics: an authored positive `physics:mass` wins; otherwise the colliders' masses
+(volume x density, density from the collider's MassAPI, then the body's MassAPI, then the bound
+physics material, then 1000 kg/m^3). An authored centre of mass and diagonal inertia win over the
+collider-derived ones; collider inertia is rescaled to an authored mass. With no colliders and no
+inertia, a positive mass gets the inertia of a 0.1 m solid sphere (UsdPhysics' fallback, with a
+warning); an explicit mass of 0 without colliders is a massless frame (allowed where it is welded to
+a massive link, rejected elsewhere when the articulation is built).
+
+PhysxRigidBodyAPI defaults apply only where that API is applied: a plain UsdPhysics body gets no
+damping and no velocity limits, so stages converted from URDF/MJCF simulate as their sources do.
+Initial velocities are read in world axes (Isaac Sim's default), the angular one in deg/s.
+"""
+from __future__ import annotations
+
+import numpy as np
+from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
+
+from ...errors import PhysicsImportError
+from ...core.description import BodyDesc, Pose, SceneSettings
+from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
+from .shape_mass import MassProperties, collider_mass_properties, combine
+from .usd_values import applied_schemas, authored, read, read_physx
+
+DEFAULT_DENSITY = 1000.0  # kg/m^3
+FALLBACK_SPHERE_RADIUS = 0.1  # m
+
+
+def read_body(prim: Usd.Prim, colliders: list[Usd.Prim], xform_cache: UsdGeom.XformCache,
+              settings: SceneSettings, warnings: list[str]) -> BodyDesc:
+    mpu = settings.meters_per_unit
+    world = xform_cache.GetLocalToWorldTransform(prim)
+    rot, t, scale = decompose(world)
+    pose = Pose(position=t * mpu, orientation=matrix_to_quat(rot))
+    mass, com, inertia = _mass_properties(prim, colliders, world, scale, settings, warnings)
+    body = BodyDesc(
+        path=str(prim.GetPath()), pose=pose,
+        linear_velocity=np.asarray(read(prim, "physics:velocity", np.zeros(3)), float) * mpu,
+        angular_velocity=np.radians(np.asarray(read(prim, "physics:angularVelocity", np.zeros(3)), float)),
+        mass=mass, com=com, inertia=inertia,
+        kinematic=bool(read(prim, "physics:kinematicEnabled", False)),
+    )
+    if "PhysxRigidBodyAPI" in applied_schemas(prim):
+        body.linear_damping = float(read_physx(prim, "physxRigidBody:linearDamping"))
+        body.angular_damping = float(read_physx(prim, "physxRigidBody:angularDamping"))
+        body.max_linear_velocity = float(read_physx(prim, "physxRigidBody:maxLinearVelocity")) * mpu
+        body.max_angular_velocity = np.radians(float(read_physx(prim, "physxRigidBody:maxAngularVelocity")))
+        body.disable_gravity = bool(read_physx(prim, "physxRigidBody:disableGravity"))
+        body.sleep_threshold = float(read_physx(prim, "physxRigidBody:sleepThreshold")) * mpu * mpu
+    for name in ("linear_damping", "angular_damping", "max_linear_velocity", "max_angular_velocity"):
+        if getattr(body, name) < 0:
+            raise PhysicsImportError(prim.GetPath(), f"{name.replace('_', ' ')} must not be negative")
+    return body
+
+
+def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, warnings):
+    mpu, kpu = settings.meters_per_unit, settings.kilograms_per_unit
+    path = prim.GetPath()
+    mass_attr = authored(prim, "physics:mass")
+    body_density = _density(prim, settings)
+    com_attr = authored(prim, "physics:centerOfMass")
+    if com_attr is not None and not np.all(np.isfinite(com_attr)):
+        com_attr = None  # -inf sentinel: not specified
+    diag = authored(prim, "physics:diagonalInertia")
+    axes = read(prim, "physics:principalAxes", np.array([1.0, 0.0, 0.0, 0.0]))
+
+    fully_authored = mass_attr is not None and mass_attr > 0 and com_attr is not None \
+        and diag is not None and np.any(np.asarray(diag) != 0)
+    parts = []
+    for collider in ([] if fully_authored else colliders):
+        if read(collider, "physics:collisionEnabled", True) is False:
+            continue
+        try:
+            unit = collider_mass_properties(collider, world, mpu)
+        except ValueError as exc:
+            warnings.append(f"{collider.GetPath()}: collider ignored for mass ({exc})")
+            continue
+        parts.append(_collider_mass(collider, unit, body_density, settings))
+    from_colliders = combine(parts) if parts else None
+    if from_colliders is not None and from_colliders.mass <= 0:
+        from_colliders = None
+
+    if mass_attr is not None and mass_attr < 0:
+        raise PhysicsImportError(path, f"physics:mass is negative ({mass_attr})")
+    if mass_attr is not None and mass_attr > 0:
+        mass = mass_attr * kpu
+    elif from_colliders is not None:
+        mass = from_colliders.mass
+    else:
+        mass = 0.0  # massless unless authored: checked where the body is used
+
+    if com_attr is not None:
+        com = np.asarray(com_attr, float) * scale * mpu
+    elif from_colliders is not None:
+        com = from_colliders.com
+    else:
+        com = np.zeros(3)
+
+    if diag is not None and np.any(np.asarray(diag) != 0):
+        diag = np.asarray(diag, float)
+        if np.any(diag < 0):
+            raise PhysicsImportError(path, f"physics:diagonalInertia has a negative entry {tuple(diag)}")
+        r = quat_to_matrix(axes)
+        inertia = r @ np.diag(diag * kpu * mpu * mpu) @ r.T
+    elif from_colliders is not None:
+        shifted = MassProperties(from_colliders.mass, from_colliders.com, from_colliders.inertia)
+        inertia = _inertia_about(shifted, com) * (mass / from_colliders.mass)
+    elif mass > 0:
+        inertia = np.eye(3) * 0.4 * mass * FALLBACK_SPHERE_RADIUS ** 2
+        warnings.append(f"{path}: no colliders and no authored inertia; using the inertia of a "
+                        f"{FALLBACK_SPHERE_RADIUS} m solid sphere of {mass:g} kg (UsdPhysics fallback)")
+    else:
+        inertia = np.zeros((3, 3))
+    _check_inertia(path, inertia, warnings)
+    return float(mass), com, inertia
+
+
+def _collider_mass(collider, unit: MassProperties, body_density, settings: SceneSettings) -> MassProperties:
+    """Unit-density collider properties -> with its own mass or density, as UsdPhysics orders them."""
+    collider_mass = authored(collider, "physics:mass") if collider.HasAPI(UsdPhysics.MassAPI) else None
+    if collider_mass is not None and collider_mass > 0 and unit.mass > 0:
+        return unit.scaled(collider_mass * settings.kilograms_per_unit / unit.mass)
+    density = _density(collider, settings) if collider.HasAPI(UsdPhysics.MassAPI) else None
+    if density is None:
+        density = body_density
+    if density is None:
+        density = _material_density(collider, settings)
+    return unit.scaled(DEFAULT_DENSITY if density is None else density)
+
+
+def _density(prim, settings: SceneSettings):
+    value = authored(prim, "physics:density")
+    if value is None or value <= 0:
+        return None
+    return value * settings.kilograms_per_unit / settings.meters_per_unit ** 3
+
+
+def _material_density(collider, settings: SceneSettings):
+    binding = UsdShade.MaterialBindingAPI(collider)
+    material, _ = binding.ComputeBoundMaterial("physics")
+    if not material:
+        return None
+    return _density(material.GetPrim(), settings)
+
+
+def _inertia_about(mp: MassProperties, point) -> np.ndarray:
+    """Inertia of `mp` about `point` (parallel-axis theorem from its COM)."""
+    d = np.asarray(point, float) - mp.com
+    return mp.inertia + mp.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+
+
+def _check_inertia(path, inertia: np.ndarray, warnings: list[str]) -> None:
+    eig = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+    if eig.min() < -1e-12 * max(1.0, abs(eig.max())):
+        raise PhysicsImportError(path, f"inertia tensor is not positive semi-definite (eigenvalues {eig})")
+    # a solid body has I1 + I2 >= I3; converted assets sometimes do not (PhysX accepts them, so do we)
+    if eig.max() > 0 and eig[0] + eig[1] < eig[2] * (1 - 1e-6):
+        warnings.append(f"{path}: principal moments {tuple(np.round(eig, 9))} violate I1 + I2 >= I3")

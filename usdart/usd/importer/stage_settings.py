@@ -1,0 +1,91 @@
+"""Opening a stage and reading its scene-wide settings: units, up axis, gravity, time step.
+
+Time step precedence: an authored `physxScene:timeStepsPerSecond` wins over an authored
+`newton:timeStepsPerSecond` (the PhysX attribute wins whenever both say the same thing); unauthored,
+the applied schema's fallback is used (PhysxSceneAPI: 60 Hz, NewtonSceneAPI: 1000 Hz, PhysxSceneAPI
+first); with neither schema, 60 Hz. `newton:gravityEnabled = false` turns gravity off.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from pxr import Tf, Usd, UsdGeom, UsdPhysics
+
+from ...errors import PhysicsImportError, StageError
+from ...core.description import SceneSettings
+from .usd_values import applied_schemas, authored, read, schema_default
+
+STANDARD_GRAVITY = 9.81  # m/s^2, UsdPhysics' default magnitude
+NEWTON_DEFAULT_STEPS_PER_SECOND = 1000  # newton-usd-schemas NewtonSceneAPI fallback
+FALLBACK_STEPS_PER_SECOND = 60
+
+
+def open_stage(source) -> Usd.Stage:
+    """A Usd.Stage from a path or an already open stage; errors say what is wrong with the file."""
+    if isinstance(source, Usd.Stage):
+        return source
+    path = os.fspath(source)
+    if not os.path.exists(path):
+        raise StageError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise StageError(f"{path}: is a folder, not a USD file")
+    try:
+        stage = Usd.Stage.Open(path)
+    except Tf.ErrorException as exc:
+        detail = " ".join(str(exc).split())
+        raise StageError(f"{path}: cannot be read as USD ({detail[:300]})") from None
+    if stage is None:
+        raise StageError(f"{path}: cannot be read as USD")
+    return stage
+
+
+def read_settings(stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[str]) -> SceneSettings:
+    mpu = float(UsdGeom.GetStageMetersPerUnit(stage))
+    kpu = float(UsdPhysics.GetStageKilogramsPerUnit(stage))
+    for name, value in (("metersPerUnit", mpu), ("kilogramsPerUnit", kpu)):
+        if not np.isfinite(value) or value <= 0:
+            raise PhysicsImportError("/", f"stage metadata {name} = {value} must be a positive number")
+    up = str(UsdGeom.GetStageUpAxis(stage))
+    settings = SceneSettings(meters_per_unit=mpu, kilograms_per_unit=kpu, up_axis=up)
+    tcps = stage.GetTimeCodesPerSecond()
+    settings.time_codes_per_second = float(tcps) if tcps and tcps > 0 else 60.0
+    up_vector = np.array([0.0, 1.0, 0.0]) if up == "Y" else np.array([0.0, 0.0, 1.0])
+    settings.gravity = -STANDARD_GRAVITY * up_vector
+    settings.time_step = 1.0 / FALLBACK_STEPS_PER_SECOND
+    if not scene_prims:
+        return settings
+    scene = sorted(scene_prims, key=lambda p: str(p.GetPath()))[0]
+    if len(scene_prims) > 1:
+        warnings.append(f"{scene.GetPath()}: the stage has {len(scene_prims)} physics scenes; using this one")
+    settings.scene_path = str(scene.GetPath())
+    settings.gravity = _gravity(scene, up_vector, mpu)
+    settings.time_step = 1.0 / _steps_per_second(scene)
+    return settings
+
+
+def _gravity(scene: Usd.Prim, up_vector: np.ndarray, mpu: float) -> np.ndarray:
+    direction = read(scene, "physics:gravityDirection", np.zeros(3))
+    magnitude = read(scene, "physics:gravityMagnitude", -np.inf)
+    norm = float(np.linalg.norm(direction))
+    direction = -up_vector if norm == 0.0 else direction / norm
+    # negative magnitude (the -inf fallback) means "Earth gravity in stage units"
+    accel = STANDARD_GRAVITY if magnitude < 0 else magnitude * mpu
+    if "NewtonSceneAPI" in applied_schemas(scene) and read(scene, "newton:gravityEnabled", True) is False:
+        accel = 0.0
+    return direction * accel + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def _steps_per_second(scene: Usd.Prim) -> float:
+    schemas = applied_schemas(scene)
+    candidates = [authored(scene, "physxScene:timeStepsPerSecond"), authored(scene, "newton:timeStepsPerSecond")]
+    if "PhysxSceneAPI" in schemas:
+        candidates.append(schema_default("physxScene:timeStepsPerSecond"))
+    if "NewtonSceneAPI" in schemas:
+        candidates.append(NEWTON_DEFAULT_STEPS_PER_SECOND)
+    for value in candidates:
+        if value is not None:
+            if value <= 0:
+                raise PhysicsImportError(scene.GetPath(), f"time steps per second must be positive, got {value}")
+            return float(value)
+    return float(FALLBACK_STEPS_PER_SECOND)

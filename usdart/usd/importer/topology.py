@@ -1,0 +1,225 @@
+"""From bodies, joints and ArticulationRootAPI prims to articulation trees (the PhysX rules).
+
+Root API placement:
+- on a joint that attaches a body to the world: fixed base at that body;
+- on a rigid body: floating base at that body, unless a non-excluded joint connects its component to
+  the world: then fixed base at the world-attached body (with a warning when that is another body);
+- on any other prim (Xform, Scope, ...): one articulation per connected component of the bodies below
+  it (components follow non-excluded joints anywhere on the stage); fixed base at the world-attached
+  body when the component has a world joint, else the body of minimal eccentricity, ties broken by
+  the smallest prim path.
+When several world joints touch a component, the root joint is the one carrying the API, else a fixed
+joint, else the smallest path; the others close loops. A world joint with DOFs keeps them: the root is
+then a static anchor link named after that joint, with the joint as the first tree joint.
+Several API prims claiming one component (nested or duplicate APIs) give one articulation and a
+warning; the most specific placement wins (joint, then body, then ancestor; then smallest path).
+
+Trees are BFS from the root; a link's children are ordered by the stage order of their prims, then
+by joint path. Joints left out of the tree (excluded ones, undeclared cycles, extra world joints,
+distance joints) become loop constraints; undeclared cycles are reported with the joints' paths.
+Kinematic bodies cannot be links (PhysX): joints to them are always solved as constraints.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import networkx as nx
+import numpy as np
+
+from ...errors import PhysicsImportError
+from ...core.description import ArticulationDesc, BodyDesc, JointDesc
+
+_API_ON_JOINT, _API_ON_BODY, _API_ON_ANCESTOR = 0, 1, 2
+
+
+class Topology:
+    def __init__(self, bodies: dict[str, BodyDesc], joints: dict[str, JointDesc], stage_order: dict[str, int],
+                 warnings: list[str]):
+        self.bodies = bodies
+        self.joints = joints
+        self.order = stage_order
+        self.warnings = warnings
+        self.links_ok = {p for p, b in bodies.items() if not b.kinematic}
+        self.graph = nx.MultiGraph()
+        self.graph.add_nodes_from(self.links_ok)
+        self.world_joints: dict[str, list[str]] = defaultdict(list)
+        self.constraint_joints: set[str] = set()  # never tree joints: excluded, distance, to kinematic bodies
+        self.ignored_joints: set[str] = set()
+        for joint in joints.values():
+            self._add_joint(joint)
+        self.component_of = {}
+        for comp in nx.connected_components(self.graph):
+            frozen = frozenset(comp)
+            for n in comp:
+                self.component_of[n] = frozen
+
+    def node(self, body: str | None) -> str | None:
+        return body if body in self.links_ok else None
+
+    def _add_joint(self, joint: JointDesc) -> None:
+        a, b = self.node(joint.body0), self.node(joint.body1)
+        if a is None and b is None:
+            if joint.body0 in self.bodies or joint.body1 in self.bodies:
+                self.constraint_joints.add(joint.path)  # between kinematic bodies / the world
+            else:
+                self.warnings.append(f"{joint.path}: joint connects no simulated body; ignored")
+                self.ignored_joints.add(joint.path)
+            return
+        if a == b:
+            self.warnings.append(f"{joint.path}: joint connects {a} to itself; ignored")
+            self.ignored_joints.add(joint.path)
+            return
+        kinematic_side = any(x is not None and x not in self.links_ok for x in (joint.body0, joint.body1))
+        if joint.excluded or joint.kind == "distance" or kinematic_side:
+            self.constraint_joints.add(joint.path)
+            return
+        if a is None or b is None:
+            self.world_joints[a or b].append(joint.path)
+        else:
+            self.graph.add_edge(a, b, key=joint.path)
+
+    # ---- root API resolution -------------------------------------------------------------------------------
+    def claims(self, api_paths: list[str]) -> list[tuple]:
+        """(priority, api path, component, requested root body, root joint) for every root API prim."""
+        out = []
+        for api in api_paths:
+            if api in self.joints:
+                joint = self.joints[api]
+                a, b = self.node(joint.body0), self.node(joint.body1)
+                if (a is None) == (b is None) or joint.excluded:
+                    raise PhysicsImportError(api, "ArticulationRootAPI is on a joint that does not attach a body to "
+                                                  "the world (put it on the world joint, the root body or an ancestor)")
+                body = a or b
+                out.append((_API_ON_JOINT, api, self.component_of[body], body, api))
+            elif api in self.bodies:
+                if api not in self.links_ok:
+                    raise PhysicsImportError(api, "ArticulationRootAPI is on a kinematic body; articulation links "
+                                                  "cannot be kinematic")
+                out.append((_API_ON_BODY, api, self.component_of[api], api, None))
+            else:
+                prefix = api.rstrip("/") + "/"
+                below = sorted(b for b in self.links_ok if b.startswith(prefix) or b == api)
+                if not below:
+                    raise PhysicsImportError(api, "ArticulationRootAPI is on a prim with no rigid bodies below it")
+                seen = []
+                for b in below:
+                    if self.component_of[b] not in seen:
+                        seen.append(self.component_of[b])
+                out.extend((_API_ON_ANCESTOR, api, comp, None, None) for comp in seen)
+        return sorted(out, key=lambda c: (c[0], c[1]))
+
+    def build(self, api_paths: list[str]) -> tuple[list[ArticulationDesc], set[str]]:
+        claimed: dict[frozenset, str] = {}
+        articulations = []
+        for _, api, comp, body, root_joint in self.claims(api_paths):
+            if comp in claimed:
+                self.warnings.append(f"{api}: ArticulationRootAPI also covers the articulation already created from "
+                                     f"{claimed[comp]} (nested or duplicate root API); ignored")
+                continue
+            claimed[comp] = api
+            articulations.append(self._articulation(api, comp, body, root_joint))
+        in_trees = {j.path for art in articulations for j in art.joints if j is not None}
+        return articulations, in_trees
+
+    # ---- one articulation -----------------------------------------------------------------------------------
+    def _articulation(self, api: str, comp: frozenset, requested: str | None, root_joint: str | None):
+        world = sorted((j, b) for b in comp for j in self.world_joints.get(b, []))
+        if root_joint is None and world:
+            root_joint = self._pick_root_joint(world, requested)
+        if root_joint is not None:
+            joint = self.joints[root_joint]
+            root_body = self.node(joint.body0) or self.node(joint.body1)
+            if requested is not None and requested != root_body and api == requested:
+                self.warnings.append(f"{api}: articulation is fixed to the world by {root_joint}, so its root link is "
+                                     f"{root_body}, not the body carrying ArticulationRootAPI")
+        elif requested is not None:
+            root_body = requested
+        else:
+            root_body = self._centre(comp)
+        links, parents, inbound, loops = self._spanning_tree(root_body, comp)
+        extra_world = [j for j, _ in world if j != root_joint]
+        if extra_world:
+            self.warnings.append(f"{api}: world joints {', '.join(extra_world)} close loops with the root joint "
+                                 f"{root_joint}; they are solved as loop constraints")
+        joints = [None] + inbound
+        bodies = [self.bodies[p] for p in links]
+        fixed_base = root_joint is not None
+        if root_joint is not None and self.joints[root_joint].dofs:
+            # a world joint with DOFs: static anchor link, then the joint as the first tree joint
+            joint = self.joints[root_joint]
+            oriented = joint if joint.body0 is None else joint.swapped()
+            links = [root_joint] + links
+            parents = [-1] + [0] + [p + 1 for p in parents[1:]]
+            bodies = [None] + bodies
+            joints = [None, oriented] + inbound
+        art = ArticulationDesc(api_prim=api, root_link=links[0], fixed_base=fixed_base, links=links,
+                               link_parents=parents, bodies=bodies, joints=joints, root_joint=root_joint)
+        art.loop_joints = sorted(set(loops + extra_world + self._constraints_touching(comp)))
+        self._check_masses(art)
+        return art
+
+    def _pick_root_joint(self, world: list[tuple[str, str]], requested: str | None) -> str:
+        def rank(item):
+            path, body = item
+            return (requested is not None and body != requested, self.joints[path].kind != "fixed", path)
+        return min(world, key=rank)[0]
+
+    def _centre(self, comp: frozenset) -> str:
+        """Minimal eccentricity, ties broken by the smallest prim path."""
+        if len(comp) == 1:
+            return next(iter(comp))
+        simple = nx.Graph(self.graph.subgraph(comp))
+        ecc = nx.eccentricity(simple)
+        best = min(ecc.values())
+        return min(n for n, e in ecc.items() if e == best)
+
+    def _spanning_tree(self, root: str, comp: frozenset):
+        links, parents, inbound = [root], [-1], []
+        index = {root: 0}
+        tree_edges = set()
+        queue = [root]
+        while queue:
+            u = queue.pop(0)
+            edges = sorted(self.graph.edges(u, keys=True), key=lambda e: (self.order.get(e[1], 0), e[1], e[2]))
+            for _, v, key in edges:
+                if v in index or key in tree_edges:
+                    continue
+                tree_edges.add(key)
+                index[v] = len(links)
+                links.append(v)
+                parents.append(index[u])
+                joint = self.joints[key]
+                inbound.append(joint if joint.body0 == u else joint.swapped())
+                queue.append(v)
+        cycle = sorted({k for _, _, k in self.graph.subgraph(comp).edges(keys=True)} - tree_edges)
+        if cycle:
+            self.warnings.append(f"{root}: undeclared kinematic loop; joints {', '.join(cycle)} are not excluded from "
+                                 "the articulation and are solved as loop constraints (set "
+                                 "physics:excludeFromArticulation = true on one joint per loop)")
+        return links, parents, inbound, cycle
+
+    def _constraints_touching(self, comp: frozenset) -> list[str]:
+        return [p for p in self.constraint_joints if self.joints[p].body0 in comp or self.joints[p].body1 in comp]
+
+    def _check_masses(self, art: ArticulationDesc) -> None:
+        """Every DOF must move something with mass; a floating articulation must have mass."""
+        n = len(art.links)
+        subtree_mass = np.array([b.mass if b is not None else 0.0 for b in art.bodies])
+        subtree_inertia = np.array([np.trace(b.inertia) if b is not None else 0.0 for b in art.bodies])
+        for i in range(n - 1, 0, -1):
+            subtree_mass[art.link_parents[i]] += subtree_mass[i]
+            subtree_inertia[art.link_parents[i]] += subtree_inertia[i]
+        for i in range(1, n):
+            joint = art.joints[i]
+            if joint.dofs and subtree_mass[i] <= 0 and subtree_inertia[i] <= 0:
+                raise PhysicsImportError(art.links[i], f"link has zero mass and nothing with mass beyond it, so joint "
+                                                       f"{joint.path} has nothing to move (author physics:mass or a "
+                                                       "collider)")
+        if not art.fixed_base and (subtree_mass[0] <= 0 or subtree_inertia[0] <= 0):
+            raise PhysicsImportError(art.root_link, "floating articulation has zero total mass or inertia")
+
+
+def check_free_body(body: BodyDesc) -> None:
+    if body.mass <= 0 or np.trace(body.inertia) <= 0:
+        raise PhysicsImportError(body.path, "rigid body has zero mass or inertia (author physics:mass and "
+                                            "physics:diagonalInertia, or give it a collider)")
