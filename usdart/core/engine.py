@@ -34,9 +34,9 @@ class Engine:
     def step(self, dt: float, steps: int = 1, island: int = -1) -> None:
         """`steps` steps of dt in every world (every island, or only `island`): one kernel call."""
         if self.worlds == 1:
-            entry.step(self._box, 0, 1, island, float(dt), int(steps), self.rk4)
+            (entry.step_rk4 if self.rk4 else entry.step)(self._box, 0, 1, island, float(dt), int(steps))
         else:
-            entry.step_parallel(self._box, island, float(dt), int(steps), self.rk4)
+            (entry.step_parallel_rk4 if self.rk4 else entry.step_parallel)(self._box, island, float(dt), int(steps))
 
     def update_poses(self, world: int) -> None:
         """Link poses of a world from its state (after the state was written from Python)."""

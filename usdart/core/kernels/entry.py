@@ -1,7 +1,8 @@
 """The functions Python calls. Each takes one box (usdart.core.kernels.box) holding the model, state,
 control and workspace records, so a call from Python unboxes one pointer instead of ~100 arrays.
 
-Stepping: `step` (worlds w0..w1-1 in this thread) and `step_parallel` (every world, prange). Dynamics of
+Stepping: `step` (worlds w0..w1-1 in this thread) and `step_parallel` (every world, prange), and their
+RK4 twins (compiled only when a scene uses RK4). Dynamics of
 one tree at the state of world 0 (the articulation cache's scratch scene): `inverse_dynamics`,
 `mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world `link_motion`;
 `*_all` run one tree's algorithm for every world in parallel (batches of states).
@@ -16,42 +17,70 @@ from .aba import aba
 from .centroidal import about_com, centroidal_matrix
 from .crba import composite_inertias, mass_matrix as tree_mass_matrix
 from .jacobian import link_jacobians
-from .kinematics import com_accelerations, com_velocities, link_velocities, world_frames
+from .kinematics import com_accelerations, com_velocities, link_velocities, tree_poses, world_frames
 from .rnea import rnea
 from .smooth import root_com
-from .step import poses, step_world, world_poses
+from .step import step_world, step_world_rk4, world_poses
 from .tree_factor import to_dense
 
 
 @njit(cache=True, _nrt=False)
-def _step_serial(m, st, ctl, ws, w0, w1, only_island, dt, steps, rk4):
+def _poses(m, st, w):
+    world_poses(m.trees.tree, m.links.link, m.links.link_rot, m.links.link_vec, st.q[w], st.joint_quat[w],
+                st.root_pos[w], st.root_quat[w], st.link_rot[w], st.link_pos[w])
+
+
+@njit(cache=True, _nrt=False)
+def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        world_poses(m, st, w)  # the state may have been written since the last call
+        _poses(m, st, w)  # the state may have been written since the last call
     for _ in range(steps):
         for w in range(w0, w1):
-            step_world(m, st, ctl, ws, w, dt, only_island, rk4)
+            step_world(m, st, ctl, ws, w, dt, only_island)
+
+
+@njit(cache=True, _nrt=False)
+def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
+    for w in range(w0, w1):
+        _poses(m, st, w)
+    for _ in range(steps):
+        for w in range(w0, w1):
+            step_world_rk4(m, st, ctl, ws, w, dt, only_island)
 
 
 @njit(cache=True)
-def step(b, w0, w1, only_island, dt, steps, rk4):
-    """`steps` steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0)."""
+def step(b, w0, w1, only_island, dt, steps):
+    """`steps` Euler steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0)."""
     m, st, ctl, ws = b.value
-    _step_serial(m, st, ctl, ws, w0, w1, only_island, dt, steps, rk4)
+    _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps)
+
+
+@njit(cache=True)
+def step_rk4(b, w0, w1, only_island, dt, steps):
+    m, st, ctl, ws = b.value
+    _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps)
+
+
+# A parallel loop cannot take the nested model records: the box crosses into it, and each world opens it.
+@njit(cache=True, parallel=True)
+def step_parallel(b, only_island, dt, steps):
+    """Every world, `steps` Euler steps of dt, worlds spread over the threads (numba.set_num_threads)."""
+    for i in prange(b.value[1].q.shape[0]):
+        m, st, ctl, ws = b.value
+        _step_euler(m, st, ctl, ws, np.int64(i), np.int64(i) + 1, only_island, dt, steps)
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(b, only_island, dt, steps, rk4):
-    """Every world, `steps` steps of dt, worlds spread over the threads (numba.set_num_threads). The box
-    crosses into the parallel loop (a parallel loop cannot take the nested model records)."""
+def step_parallel_rk4(b, only_island, dt, steps):
     for i in prange(b.value[1].q.shape[0]):
         m, st, ctl, ws = b.value
-        _step_serial(m, st, ctl, ws, np.int64(i), np.int64(i) + 1, only_island, dt, steps, rk4)
+        _step_rk4(m, st, ctl, ws, np.int64(i), np.int64(i) + 1, only_island, dt, steps)
 
 
 @njit(cache=True)
 def update_poses(b, w):
     m, st, _, _ = b.value
-    world_poses(m, st, w)
+    _poses(m, st, w)
 
 
 # ---- dynamics of one tree ------------------------------------------------------------------------------------
@@ -59,7 +88,8 @@ def update_poses(b, w):
 def _frames(m, st, ws, w, t):
     """Poses, motion columns and world inertias of tree t; the root COM (floating) into ws.vec[w, 4]."""
     tr, lk = m.trees.tree, m.links
-    poses(m, st, w, t)
+    tree_poses(lk.link, lk.link_rot, lk.link_vec, tr[t, T_LINK0], tr[t, T_LINK1], st.q[w], st.joint_quat[w],
+               st.root_pos[w, t], st.root_quat[w, t], st.link_rot[w], st.link_pos[w])
     c = ws.vec[w, 4]
     if tr[t, T_ROOT] == 6:
         root_com(lk.link_vec, st.link_rot[w], st.link_pos[w], tr[t, T_LINK0], c)

@@ -1,21 +1,23 @@
 """One step of one world, island by island: the pipeline stages in order.
 
 For each island (trees joined by joints outside them; usually one articulation or one free body):
-1. wake or skip it (sleeping);
-2. per tree, the unconstrained velocity (usdart.core.kernels.smooth; RK4: the smooth dynamics by four
-   ABA stages, the implicit-damping factor kept for the rows);
-3. fill its constraint rows and solve them by PGS (usdart.core.kernels.solver);
-4. per tree, move positions with the position-iteration velocity (RK4: with the stages' mean velocity
-   plus the rows' change), store velocities and accelerations, clear the step's link forces, update the
-   link poses, and run the sleep test.
+1. wake it or skip it (sleeping);
+2. per tree, the unconstrained velocity (usdart.core.kernels.smooth; `step_world_rk4`: then the smooth
+   dynamics by four ABA stages, the implicit-damping factor kept for the rows);
+3. fill the island's constraint rows and solve them by PGS (usdart.core.kernels.solver);
+4. per tree, move positions with the position-iteration velocity (RK4: the stages' mean velocity plus
+   the rows' change), store velocities and accelerations, clear the step's link forces, update the link
+   poses, and run the sleep test.
 The link poses in the state follow the positions after every step, so a step reads them as they are.
+Only `step_world` / `step_world_rk4` see the whole model, state and workspace; each compiles once, and
+the RK4 one only when a scene uses RK4.
 """
 from __future__ import annotations
 
 from numba import njit
 
-from ..layout import (D_V, DP_DAMPING, I_ROW0, I_ROW1, I_TREE0, I_TREE1, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT, T_V0, T_V1,
-                      TS_SLEEP_THRESHOLD, WAKE_TIME)
+from ..layout import (D_V, DP_DAMPING, I_ROW0, I_ROW1, I_TREE0, I_TREE1, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT,
+                      T_V0, T_V1, TS_SLEEP_THRESHOLD, WAKE_TIME)
 from .aba import aba
 from .integrate import integrate_positions
 from .kinematics import link_velocities, tree_poses, world_frames
@@ -25,13 +27,105 @@ from .solver import fill_rows, solve_island
 
 
 @njit(cache=True, _nrt=False)
-def poses(m, st, w, t):
-    """Link poses of tree t in world w from the state."""
-    tr = m.trees.tree
-    tree_poses(m.links.link, m.links.link_rot, m.links.link_vec, tr[t, T_LINK0], tr[t, T_LINK1], st.q[w],
-               st.joint_quat[w], st.root_pos[w, t], st.root_quat[w, t], st.link_rot[w], st.link_pos[w])
+def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos):
+    """Link poses of every tree of one world from its state (after the state was written from outside)."""
+    for t in range(tree.shape[0]):
+        tree_poses(link, link_rot, link_vec, tree[t, T_LINK0], tree[t, T_LINK1], q, joint_quat, root_pos[t],
+                   root_quat[t], rot, pos)
 
 
+@njit(cache=True, _nrt=False)
+def wakes(tree, t, link_wrench, asleep, wake_time):
+    """False when tree t sleeps and nothing wakes it; an applied link force wakes it."""
+    if not asleep[t]:
+        return True
+    if not pushed(tree[t, T_LINK0], tree[t, T_LINK1], link_wrench):
+        return False
+    asleep[t] = False
+    wake_time[t] = WAKE_TIME
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def finish_tree(link, link_rot, link_vec, link_par, dof, dof_par, tree, t, dt, may_sleep, threshold, gvel, gvel_start,
+                gvel_pos, motion, vel, scratch, q, qd, qdd, joint_quat, root_pos, root_quat, root_vel, root_acc,
+                wake_time, asleep, link_wrench, rot, pos, positions_done):
+    """Final velocities and accelerations of tree t, its positions from gvel_pos (unless positions_done),
+    cleared link forces, link poses, and the sleep test (velocities and poses of one world)."""
+    l0, l1, d0, d1, v0 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
+    floating = tree[t, T_ROOT] == 6
+    for a in range(6 if floating else 0):
+        root_acc[t, a] = (gvel[v0 + a] - gvel_start[v0 + a]) / dt
+        root_vel[t, a] = gvel[v0 + a]
+    for k in range(d0, d1):
+        g = dof[k, D_V]
+        qdd[k] = (gvel[g] - gvel_start[g]) / dt
+        qd[k] = gvel[g]
+    falls_asleep = False
+    if may_sleep and threshold > 0.0:
+        c = scratch[4]
+        if floating:
+            root_com(link_vec, rot, pos, l0, c)
+        if below_threshold(link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion,
+                           root_vel[t], qd, vel):
+            wake_time[t] -= dt
+            falls_asleep = wake_time[t] <= 0.0
+        else:
+            wake_time[t] = WAKE_TIME
+    if not positions_done:
+        integrate_positions(link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, rot, pos, gvel_pos, q, joint_quat,
+                            root_pos[t], root_quat[t])
+    for i in range(l0, l1):  # link forces and torques act for one step (PhysX clears them)
+        for a in range(6):
+            link_wrench[i, a] = 0.0
+    tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos[t], root_quat[t], rot, pos)
+    if falls_asleep:
+        asleep[t] = True
+        for k in range(d0, d1):
+            qd[k] = 0.0
+            qdd[k] = 0.0
+        for a in range(6):
+            root_vel[t, a] = 0.0
+            root_acc[t, a] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def step_world(m, st, ctl, ws, w, dt, only_island):
+    """Advance world w by dt, semi-implicit Euler (every island, or only `only_island` when >= 0)."""
+    trees, lk, dofs = m.trees, m.links, m.dofs
+    tr, island, members = trees.tree, trees.island, trees.island_trees
+    for isl in range(island.shape[0]):
+        if only_island >= 0 and isl != only_island:
+            continue
+        e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
+        alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
+        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.wake_time[w]):
+            continue
+        for e in range(e0, e1):
+            t = members[e]
+            unconstrained_velocity(lk.link, dofs.dof, dofs.dof_par, lk.link_rot, lk.link_vec, lk.link_par,
+                                   trees.v_parent, trees.v_h, trees.v_dof, tr[t, T_LINK0], tr[t, T_LINK1],
+                                   tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1], tr[t, T_ROOT] == 6, dt,
+                                   m.gravity, st.link_rot[w], st.link_pos[w], st.qd[w], st.root_vel[w, t],
+                                   ctl.joint_force[w], ctl.link_wrench[w], ws.motion[w], ws.body_mass[w],
+                                   ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w], ws.comp_moment[w],
+                                   ws.comp_inertia[w], ws.vel[w], ws.acc[w], ws.force[w], ws.wrench[w], ws.vec[w],
+                                   ws.H[w], ws.gen[w], ws.gvel[w], ws.gvel_start[w])
+        fill_rows(trees, lk, dofs, m.couplings, island[isl, I_ROW0], island[isl, I_ROW1], dt, st.q[w],
+                  ctl.target_position[w], ctl.target_velocity[w], ctl.tree_settings, st.link_rot[w], st.link_pos[w],
+                  ws.H[w], ws.row_value[w], ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w], ws.vec[w])
+        solve_island(trees, dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w],
+                     ws.gvel[w], ws.gvel_pos[w])
+        for e in range(e0, e1):
+            t = members[e]
+            finish_tree(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof, dofs.dof_par, tr, t, dt, alone,
+                        ctl.tree_settings[t, TS_SLEEP_THRESHOLD], ws.gvel[w], ws.gvel_start[w], ws.gvel_pos[w],
+                        ws.motion[w], ws.vel[w], ws.vec[w], st.q[w], st.qd[w], st.qdd[w], st.joint_quat[w],
+                        st.root_pos[w], st.root_quat[w], st.root_vel[w], st.root_acc[w], st.wake_time[w],
+                        st.asleep[w], ctl.link_wrench[w], st.link_rot[w], st.link_pos[w], False)
+
+
+# ---- RK4 ------------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def copy_tree_state(tr, t, q, qd, joint_quat, root_pos, root_quat, root_vel, q2, qd2, joint_quat2, root_pos2,
                     root_quat2, root_vel2):
@@ -82,141 +176,88 @@ def rk4_derivative(m, ctl, ws, w, t, i):
 @njit(cache=True, _nrt=False)
 def rk4_smooth(m, st, ctl, ws, w, t, dt):
     """Classical RK4 of tree t's smooth dynamics (as MuJoCo's RK4: positions advanced on the manifold with
-    the stage velocities). Leaves the new velocity in ws.rk[w, 9] and the mean velocity in ws.rk[w, 8]."""
+    the stage velocities). Leaves the new velocity in ws.gvel and ws.rk[w, 9], the mean velocity in
+    ws.rk[w, 8], and the motion columns of the step start in ws.motion (for the sleep test)."""
     tr, lk, dofs = m.trees.tree, m.links, m.dofs
-    l0, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
+    l0, l1, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
     floating = tr[t, T_ROOT] == 6
-    copy_tree_state(tr, t, st.q[w], st.qd[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], st.root_vel[w],
-                    ws.stage_q[w], ws.stage_qd[w], ws.stage_joint_quat[w], ws.stage_root_pos[w], ws.stage_root_quat[w],
-                    ws.stage_root_vel[w])
-    rk4_derivative(m, ctl, ws, w, t, 0)
-    for i in range(1, 4):
-        c = 1.0 if i == 3 else 0.5
+    for i in range(4):
         copy_tree_state(tr, t, st.q[w], st.qd[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], st.root_vel[w],
                         ws.stage_q[w], ws.stage_qd[w], ws.stage_joint_quat[w], ws.stage_root_pos[w],
                         ws.stage_root_quat[w], ws.stage_root_vel[w])
-        integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, tr[t, T_LINK1], v0, floating, c * dt,
-                            st.link_rot[w], st.link_pos[w], ws.rk[w, i - 1], ws.stage_q[w], ws.stage_joint_quat[w],
-                            ws.stage_root_pos[w, t], ws.stage_root_quat[w, t])
-        for a in range(6 if floating else 0):
-            ws.stage_root_vel[w, t, a] = st.root_vel[w, t, a] + c * dt * ws.rk[w, 4 + i - 1, v0 + a]
-        for k in range(d0, d1):
-            ws.stage_qd[w, k] = st.qd[w, k] + c * dt * ws.rk[w, 4 + i - 1, dofs.dof[k, D_V]]
+        if i > 0:
+            c = 1.0 if i == 3 else 0.5
+            integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, c * dt,
+                                st.link_rot[w], st.link_pos[w], ws.rk[w, i - 1], ws.stage_q[w], ws.stage_joint_quat[w],
+                                ws.stage_root_pos[w, t], ws.stage_root_quat[w, t])
+            for a in range(6 if floating else 0):
+                ws.stage_root_vel[w, t, a] = st.root_vel[w, t, a] + c * dt * ws.rk[w, 4 + i - 1, v0 + a]
+            for k in range(d0, d1):
+                ws.stage_qd[w, k] = st.qd[w, k] + c * dt * ws.rk[w, 4 + i - 1, dofs.dof[k, D_V]]
         rk4_derivative(m, ctl, ws, w, t, i)
     for a in range(v0, v1):
         ws.rk[w, 8, a] = (ws.rk[w, 0, a] + 2.0 * ws.rk[w, 1, a] + 2.0 * ws.rk[w, 2, a] + ws.rk[w, 3, a]) / 6.0
         ws.rk[w, 9, a] = ws.gvel_start[w, a] + dt * (ws.rk[w, 4, a] + 2.0 * ws.rk[w, 5, a] + 2.0 * ws.rk[w, 6, a]
                                                    + ws.rk[w, 7, a]) / 6.0
+        ws.gvel[w, a] = ws.rk[w, 9, a]
+    world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof_par, l0, l1, st.link_rot[w], st.link_pos[w],
+                 ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w])
 
 
 @njit(cache=True, _nrt=False)
-def begin_tree(m, st, ctl, ws, w, t, dt, rk4):
-    """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H)."""
-    tr, lk, dofs, trees = m.trees.tree, m.links, m.dofs, m.trees
-    unconstrained_velocity(lk.link, dofs.dof, dofs.dof_par, lk.link_rot, lk.link_vec, lk.link_par, trees.v_parent,
-                           trees.v_h, trees.v_dof, tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1],
-                           tr[t, T_V0], tr[t, T_V1], tr[t, T_ROOT] == 6, dt, m.gravity, st.link_rot[w], st.link_pos[w],
-                           st.qd[w], st.root_vel[w, t], ctl.joint_force[w], ctl.link_wrench[w], ws.motion[w],
-                           ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w], ws.comp_moment[w],
-                           ws.comp_inertia[w], ws.vel[w], ws.acc[w], ws.force[w], ws.wrench[w], ws.vec[w], ws.H[w],
-                           ws.gen[w], ws.gvel[w], ws.gvel_start[w])
-    if rk4:
-        rk4_smooth(m, st, ctl, ws, w, t, dt)
-        for a in range(tr[t, T_V0], tr[t, T_V1]):
-            ws.gvel[w, a] = ws.rk[w, 9, a]
-        # the sleep test reads the motion columns at the step start
-        world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof_par, tr[t, T_LINK0], tr[t, T_LINK1],
-                     st.link_rot[w], st.link_pos[w], ws.motion[w], ws.body_mass[w], ws.body_moment[w],
-                     ws.body_inertia[w])
-
-
-@njit(cache=True, _nrt=False)
-def end_tree(m, st, ctl, ws, w, t, dt, rk4, may_sleep):
-    """Positions, final velocities and accelerations, link poses, sleep test of tree t."""
+def rk4_positions(m, st, ws, w, t, dt):
+    """Positions by the RK4 mean velocity, then by the rows' velocity change from the moved pose."""
     tr, lk, dofs = m.trees.tree, m.links, m.dofs
-    l0, l1, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
+    l0, l1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0], tr[t, T_V1]
     floating = tr[t, T_ROOT] == 6
-    for a in range(6 if floating else 0):
-        st.root_acc[w, t, a] = (ws.gvel[w, v0 + a] - ws.gvel_start[w, v0 + a]) / dt
-        st.root_vel[w, t, a] = ws.gvel[w, v0 + a]
-    for k in range(d0, d1):
-        g = dofs.dof[k, D_V]
-        st.qdd[w, k] = (ws.gvel[w, g] - ws.gvel_start[w, g]) / dt
-        st.qd[w, k] = ws.gvel[w, g]
-    threshold = ctl.tree_settings[t, TS_SLEEP_THRESHOLD]
-    falls_asleep = False
-    if may_sleep and threshold > 0.0:
-        c = ws.vec[w, 4]
-        if floating:
-            root_com(lk.link_vec, st.link_rot[w], st.link_pos[w], l0, c)
-        if below_threshold(lk.link, lk.link_rot, lk.link_vec, lk.link_par, l0, l1, floating, threshold, c,
-                           st.link_rot[w], st.link_pos[w], ws.motion[w], st.root_vel[w, t], st.qd[w], ws.vel[w]):
-            st.wake_time[w, t] -= dt
-            falls_asleep = st.wake_time[w, t] <= 0.0
-        else:
-            st.wake_time[w, t] = WAKE_TIME
-    if rk4:
+    integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt, st.link_rot[w],
+                        st.link_pos[w], ws.rk[w, 8], st.q[w], st.joint_quat[w], st.root_pos[w, t], st.root_quat[w, t])
+    moved = False
+    for a in range(v0, v1):
+        ws.rk[w, 9, a] = ws.gvel_pos[w, a] - ws.rk[w, 9, a]
+        moved = moved or ws.rk[w, 9, a] != 0.0
+    if moved:
+        tree_poses(lk.link, lk.link_rot, lk.link_vec, l0, l1, st.q[w], st.joint_quat[w], st.root_pos[w, t],
+                   st.root_quat[w, t], st.link_rot[w], st.link_pos[w])
         integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt, st.link_rot[w],
-                            st.link_pos[w], ws.rk[w, 8], st.q[w], st.joint_quat[w], st.root_pos[w, t],
+                            st.link_pos[w], ws.rk[w, 9], st.q[w], st.joint_quat[w], st.root_pos[w, t],
                             st.root_quat[w, t])
-        moved = False
-        for a in range(v0, v1):
-            ws.rk[w, 9, a] = ws.gvel_pos[w, a] - ws.rk[w, 9, a]
-            moved = moved or ws.rk[w, 9, a] != 0.0
-        if moved:  # the rows' velocity change, from the moved pose
-            poses(m, st, w, t)
-            integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt,
-                                st.link_rot[w], st.link_pos[w], ws.rk[w, 9], st.q[w], st.joint_quat[w],
-                                st.root_pos[w, t], st.root_quat[w, t])
-    else:
-        integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt, st.link_rot[w],
-                            st.link_pos[w], ws.gvel_pos[w], st.q[w], st.joint_quat[w], st.root_pos[w, t],
-                            st.root_quat[w, t])
-    for i in range(l0, l1):  # link forces and torques act for one step (PhysX clears them)
-        for a in range(6):
-            ctl.link_wrench[w, i, a] = 0.0
-    poses(m, st, w, t)
-    if falls_asleep:
-        st.asleep[w, t] = True
-        for k in range(d0, d1):
-            st.qd[w, k] = 0.0
-            st.qdd[w, k] = 0.0
-        for a in range(6):
-            st.root_vel[w, t, a] = 0.0
-            st.root_acc[w, t, a] = 0.0
 
 
 @njit(cache=True, _nrt=False)
-def step_world(m, st, ctl, ws, w, dt, only_island, rk4):
-    """Advance world w by dt (every island, or only island `only_island` when >= 0)."""
-    trees = m.trees
+def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
+    """As step_world, with the smooth dynamics integrated by classical RK4 and the constraint rows'
+    velocity changes added on top (pure RK4 while no row acts)."""
+    trees, lk, dofs = m.trees, m.links, m.dofs
     tr, island, members = trees.tree, trees.island, trees.island_trees
     for isl in range(island.shape[0]):
         if only_island >= 0 and isl != only_island:
             continue
         e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
-        alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
-        if alone:
-            t = members[e0]
-            if st.asleep[w, t]:
-                if not pushed(tr[t, T_LINK0], tr[t, T_LINK1], ctl.link_wrench[w]):
-                    continue
-                st.asleep[w, t] = False
-                st.wake_time[w, t] = WAKE_TIME
+        alone = e1 - e0 == 1
+        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.wake_time[w]):
+            continue
         for e in range(e0, e1):
-            begin_tree(m, st, ctl, ws, w, members[e], dt, rk4)
-        r0, r1 = island[isl, I_ROW0], island[isl, I_ROW1]
-        fill_rows(trees, m.links, m.dofs, m.couplings, r0, r1, dt, st.q[w], ctl.target_position[w],
-                  ctl.target_velocity[w], ctl.tree_settings, st.link_rot[w], st.link_pos[w], ws.H[w], ws.row_value[w],
-                  ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w], ws.vec[w])
-        solve_island(trees, m.dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w],
+            t = members[e]
+            unconstrained_velocity(lk.link, dofs.dof, dofs.dof_par, lk.link_rot, lk.link_vec, lk.link_par,
+                                   trees.v_parent, trees.v_h, trees.v_dof, tr[t, T_LINK0], tr[t, T_LINK1],
+                                   tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1], tr[t, T_ROOT] == 6, dt,
+                                   m.gravity, st.link_rot[w], st.link_pos[w], st.qd[w], st.root_vel[w, t],
+                                   ctl.joint_force[w], ctl.link_wrench[w], ws.motion[w], ws.body_mass[w],
+                                   ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w], ws.comp_moment[w],
+                                   ws.comp_inertia[w], ws.vel[w], ws.acc[w], ws.force[w], ws.wrench[w], ws.vec[w],
+                                   ws.H[w], ws.gen[w], ws.gvel[w], ws.gvel_start[w])
+            rk4_smooth(m, st, ctl, ws, w, t, dt)
+        fill_rows(trees, lk, dofs, m.couplings, island[isl, I_ROW0], island[isl, I_ROW1], dt, st.q[w],
+                  ctl.target_position[w], ctl.target_velocity[w], ctl.tree_settings, st.link_rot[w], st.link_pos[w],
+                  ws.H[w], ws.row_value[w], ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w], ws.vec[w])
+        solve_island(trees, dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w],
                      ws.gvel[w], ws.gvel_pos[w])
         for e in range(e0, e1):
-            end_tree(m, st, ctl, ws, w, members[e], dt, rk4, alone)
-
-
-@njit(cache=True, _nrt=False)
-def world_poses(m, st, w):
-    """Link poses of every tree of world w from the state (after the state was written from outside)."""
-    for t in range(m.trees.tree.shape[0]):
-        poses(m, st, w, t)
+            t = members[e]
+            rk4_positions(m, st, ws, w, t, dt)
+            finish_tree(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof, dofs.dof_par, tr, t, dt, alone,
+                        ctl.tree_settings[t, TS_SLEEP_THRESHOLD], ws.gvel[w], ws.gvel_start[w], ws.gvel_pos[w],
+                        ws.motion[w], ws.vel[w], ws.vec[w], st.q[w], st.qd[w], st.qdd[w], st.joint_quat[w],
+                        st.root_pos[w], st.root_quat[w], st.root_vel[w], st.root_acc[w], st.wake_time[w],
+                        st.asleep[w], ctl.link_wrench[w], st.link_rot[w], st.link_pos[w], True)
