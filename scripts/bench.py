@@ -1,53 +1,52 @@
-"""Timings of usdart next to Pinocchio in the same run, reported as ratios (the machines are noisy).
+"""Timings of usdart next to MuJoCo and Pinocchio in the same run, reported as ratios (the machines are noisy).
 
-    python scripts/bench.py [--worlds 4096] [--repeat 20]
+    python scripts/bench.py [--worlds 4096] [--quick]
 
-Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per state
-- single state called from Python (usdart: one entry-point call on a 1-world State; Pinocchio: one call),
-- single state inside compiled code (the algorithm alone: a jitted loop over repeated calls),
-- a batch of N random states (usdart: numba prange over the worlds on every core; Pinocchio has no
-  batched call, so a Python loop over its per-state functions).
-Ratios are usdart time / Pinocchio time: below 1 means usdart is faster.
+Every ratio is usdart's time over the other's for the same work: below 1 means usdart is faster.
+
+Start-up (each in a fresh process with an empty numba cache, `NUMBA_CACHE_DIR` pointing at a new folder):
+- the first `usdart simulate` of the bundled arm sample (2 s of motion, write-back included), all
+  compilation included; then a first 64-world step of the same stage with that cache (the parallel step
+  compiles), and from an empty cache;
+- unless --quick: the cold test suite (`pytest -q -n auto`, one worker per core).
 
 Stepping (Panda, limits on, no contacts, dt 1 ms, semi-implicit Euler): usdart's step next to mj_step on
 the MuJoCo twin of the same imported model (tests/mujoco_twin.py, joint limits on), per step inside a
-compiled loop (usdart scene.step(n), MuJoCo mj_step(nstep=n)) and per Python call; and 4096 Pandas from
-random states on every core: usdart env-steps per second next to MuJoCo's threaded rollout
-(mujoco.rollout, one MjData per thread). Every ratio is usdart time / MuJoCo time per (env-)step, so
-the throughput ratio asked for (usdart env-steps per second / MuJoCo's) is its inverse; goal: 1 or below.
+compiled loop (usdart scene.step(n), MuJoCo mj_step(nstep=n)) and per Python call; and N Pandas from
+random states on every core: usdart's time per env-step next to MuJoCo's threaded rollout
+(mujoco.rollout, one MjData per thread); the env-steps-per-second ratio is the inverse.
+
+Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per Python call (usdart's kernel entry on the
+articulation cache's scratch scene; Pinocchio's call), inside a compiled loop, and for a batch of N
+states (usdart: prange over the worlds; Pinocchio: a Python loop over its calls).
+
+Scale: one step of a 2000-link star (one root, 1999 revolute children), and of a 200-link one (the time
+should grow linearly with the links).
 
 Write-back (a 20-link chain with drives): 1000 output frames at 60 fps are 16.7 s of motion, 16667 steps
-at 1 kHz; the time to record the frames and write them as USD time samples (usdart.Recorder, Sdf, .usda
-and .usdc) next to the time to simulate them. The goal is a ratio below 1: writing must not dominate.
-The last row compares one frame's write (.usda) with one step, the cost ratio when a frame is written
-after every step (fps = rate).
+at 1 kHz; the time to record the frames and write them as USD time samples next to the time to simulate.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import numba
+import numpy as np
 import pinocchio as pin
-from numba import njit
 
 import usdart
-from usdart.kernels.aba import aba
-from usdart.kernels.box import box
-from usdart.kernels.entry import (forward_dynamics_all, forward_dynamics_one, inverse_dynamics_all,
-                                  inverse_dynamics_one, mass_matrix_all, mass_matrix_one)
-from usdart.kernels.crba import crba
-from usdart.kernels.kinematics import link_poses
-from usdart.kernels.rnea import rnea
-from usdart.core.state import initial_state, sync_spherical_quaternions, workspace
+from usdart.core.kernels import entry
+from usdart.core.state import sync_spherical_quaternions
 
 ROOT = Path(__file__).resolve().parent.parent
 PANDA = ROOT / "tests/data/panda/panda.usda"
+ARM = ROOT / "sample_stages/arm_with_gripper.usda"
 sys.path.insert(0, str(ROOT / "tests"))  # the Pinocchio and MuJoCo twins the tests build from a usdart model
 
 
@@ -62,105 +61,46 @@ def best_of(fn, repeat: int) -> float:
     return min(times)
 
 
-@njit(cache=True)
-def _loop_rnea(m, st, ws, qdd, root_acc, wrench, gravity, out, n):
-    for _ in range(n):
-        link_poses(m, st, ws, 0)
-        rnea(m, st, ws, 0, qdd, root_acc, 1.0, wrench, False, gravity, 1.0, out)
+def timed_process(args: list[str], cache: str, cwd: Path) -> float:
+    """Wall seconds of a fresh process (numba cache folder `cache`)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    t0 = time.perf_counter()
+    subprocess.run(args, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
 
 
-@njit(cache=True)
-def _loop_crba(m, st, ws, out, n):
-    for _ in range(n):
-        link_poses(m, st, ws, 0)
-        crba(m, ws, 0, True, out)
-
-
-@njit(cache=True)
-def _loop_aba(m, st, ws, tau, wrench, gravity, out, n):
-    for _ in range(n):
-        link_poses(m, st, ws, 0)
-        aba(m, st, ws, 0, tau, wrench, gravity, False, out)
+def bench_startup(run_tests: bool) -> list[tuple[str, float]]:
+    rows = []
+    worlds64 = [sys.executable, "-c", f"import usdart; s = usdart.load({str(ARM)!r}, worlds=64); s.step(1)"]
+    with tempfile.TemporaryDirectory() as folder:
+        cache = os.path.join(folder, "numba")
+        usdart_cli = [sys.executable, "-c", "import sys; from usdart.app.cli import main; sys.exit(main())"]
+        rows.append(("first usdart simulate of the arm sample, empty cache",
+                     timed_process([*usdart_cli, "simulate", str(ARM), "-o", os.path.join(folder, "out.usda"),
+                                    "--quiet"], cache, ROOT)))
+        rows.append(("then a first 64-world step (cache of that run)", timed_process(worlds64, cache, ROOT)))
+        rows.append(("a first 64-world step, empty cache", timed_process(worlds64, os.path.join(folder, "n2"), ROOT)))
+        if run_tests:
+            rows.append(("cold pytest -n auto", timed_process([sys.executable, "-m", "pytest", "-q", "-n", "auto"],
+                                                              os.path.join(folder, "n3"), ROOT)))
+    return rows
 
 
 def random_states(art, worlds: int, rng):
-    m = art.model
-    st = initial_state(art.desc, m, worlds)
+    """Joint positions within the limits and random velocities, in every world of `art`."""
+    st = art.state
     lower = np.array([max(d.lower, -np.pi) for d in art.desc.dofs])
     upper = np.array([min(d.upper, np.pi) for d in art.desc.dofs])
-    st.q[:] = rng.uniform(lower, upper, size=(worlds, m.n_dofs))
-    st.qd[:] = rng.normal(size=(worlds, m.n_dofs))
+    st.q[:] = rng.uniform(lower, upper, size=(worlds, art.dof_count))
+    st.qd[:] = rng.normal(size=(worlds, art.dof_count))
     for w in range(worlds):
-        sync_spherical_quaternions(m, st, w)
-    return st
-
-
-def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
-    scene = usdart.load(PANDA)
-    art = scene.articulations[0]
-    m = art.model
-    rng = np.random.default_rng(0)
-    nv, n = m.n_root + m.n_dofs, m.n_links
-    rows = []
-
-    # Pinocchio twin built from the same imported numbers (the test suite's reference builder)
-    from pin_reference import PinTwin
-    twin = PinTwin(m)
-    pm, pd = twin.model, twin.data
-
-    for label, count in (("single", 1), ("batch", worlds)):
-        st = random_states(art, count, rng)
-        ws = workspace(m, count)
-        qdd = rng.normal(size=(count, m.n_dofs))
-        tau = rng.normal(size=(count, m.n_dofs))
-        root_acc, wrench = np.zeros((count, 6)), np.zeros((count, n, 6))
-        out, H = np.zeros((count, nv)), np.zeros((count, nv, nv))
-        qs = [twin.q(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w]) for w in range(count)]
-        vs = [twin.to_pin(st.qd[w]) for w in range(count)]
-        a_pin = [twin.to_pin(qdd[w]) for w in range(count)]
-        tau_pin = [twin.to_pin(tau[w]) for w in range(count)]
-
-        boxes = box(m), box(st), box(ws)
-        if count == 1:  # one call of the serial entry points
-            ours = {
-                "rnea": lambda: inverse_dynamics_one(*boxes, 0, qdd, root_acc, 1.0, wrench, False, m.gravity, 1.0, out),
-                "crba": lambda: mass_matrix_one(*boxes, 0, True, H),
-                "aba": lambda: forward_dynamics_one(*boxes, 0, tau, wrench, False, m.gravity, out),
-            }
-        else:
-            ours = {
-                "rnea": lambda: inverse_dynamics_all(*boxes, qdd, root_acc, wrench, False, m.gravity, out),
-                "crba": lambda: mass_matrix_all(*boxes, True, H),
-                "aba": lambda: forward_dynamics_all(*boxes, tau, wrench, False, m.gravity, out),
-            }
-        theirs = {
-            "rnea": lambda: [pin.rnea(pm, pd, qs[w], vs[w], a_pin[w]) for w in range(count)],
-            "crba": lambda: [pin.crba(pm, pd, qs[w]) for w in range(count)],
-            "aba": lambda: [pin.aba(pm, pd, qs[w], vs[w], tau_pin[w]) for w in range(count)],
-        }
-        for algo in ("rnea", "crba", "aba"):
-            t_ours = best_of(ours[algo], repeat) / count
-            t_pin = best_of(theirs[algo], max(3, repeat // 4 if count > 1 else repeat)) / count
-            rows.append((f"{algo} {label} ({'python call' if count == 1 else f'{count} states'})", t_ours, t_pin))
-        if count == 1:  # the algorithms alone, without Python's call overhead
-            calls = 20000
-            inner = {
-                "rnea": lambda: _loop_rnea(m, st, ws, qdd, root_acc, wrench, m.gravity, out, calls),
-                "crba": lambda: _loop_crba(m, st, ws, H, calls),
-                "aba": lambda: _loop_aba(m, st, ws, tau, wrench, m.gravity, out, calls),
-            }
-            for algo in ("rnea", "crba", "aba"):
-                t_ours = best_of(inner[algo], 3) / calls
-                t_pin = [r for r in rows if r[0].startswith(f"{algo} single")][0][2]
-                rows.append((f"{algo} single (compiled loop vs pin call)", t_ours, t_pin))
-    return rows
+        sync_spherical_quaternions(art.model, st, w)
 
 
 def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]:
     """(label, usdart seconds per step, MuJoCo seconds per step) for one Panda and for `worlds` Pandas."""
     import mujoco
     from mujoco import rollout
-
     from mujoco_twin import mujoco_twin
 
     dt, rows = 1e-3, []
@@ -174,21 +114,19 @@ def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]
     mujoco.mj_step(model, data, nstep=10)
     t_ours = best_of(lambda: scene.step(steps), 3) / steps
     t_mj = best_of(lambda: mujoco.mj_step(model, data, nstep=steps), 3) / steps
-    rows.append(("step, compiled loop", t_ours, t_mj))
-    t_ours = best_of(lambda: [scene.step(1) for _ in range(200)], 5) / 200
+    rows.append(("Panda step, compiled loop vs mj_step(nstep)", t_ours, t_mj))
+    t_ours = best_of(lambda: [scene.step() for _ in range(200)], 5) / 200
     t_mj = best_of(lambda: [mujoco.mj_step(model, data) for _ in range(200)], 5) / 200
-    rows.append(("step, one Python call each", t_ours, t_mj))
+    rows.append(("Panda step, one Python call each vs mj_step", t_ours, t_mj))
 
     batch = usdart.load(PANDA, worlds=worlds)
     batch.time_step = dt
     many = batch.articulations[0]
-    start = random_states(many, worlds, np.random.default_rng(1))
-    for name in ("q", "qd"):
-        getattr(many.state, name)[:] = getattr(start, name)
+    random_states(many, worlds, np.random.default_rng(1))
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     states = np.zeros((worlds, mujoco.mj_stateSize(model, spec)))
     for w in range(worlds):
-        data.qpos[:], data.qvel[:] = maps.to_mujoco(start, w)
+        data.qpos[:], data.qvel[:] = maps.to_mujoco(many.state, w)
         mujoco.mj_getState(model, data, states[w], spec)
     threads = [mujoco.MjData(model) for _ in range(os.cpu_count() or 1)]
     chunk = max(10, steps // 40)
@@ -200,9 +138,118 @@ def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]
     return rows
 
 
+def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
+    """RNEA, CRBA, ABA of the Panda: usdart entry points on a cache's scratch scene next to Pinocchio."""
+    from pin_reference import PinTwin
+
+    art = usdart.load(PANDA).articulations[0]
+    m = art.model
+    rng = np.random.default_rng(0)
+    nv, n = m.n_root + m.n_dofs, m.n_links
+    twin = PinTwin(m)
+    pm, pd = twin.model, twin.data
+    rows = []
+
+    cache = art.create_cache()
+    cache.joint_position[:] = rng.uniform(-1, 1, m.n_dofs)
+    cache.joint_velocity[:] = rng.normal(size=m.n_dofs)
+    b = art._load(cache)
+    qdd, tau, root_acc, wrench = rng.normal(size=m.n_dofs), rng.normal(size=m.n_dofs), np.zeros(6), np.zeros((n, 6))
+    out, H = np.zeros(nv), np.zeros((nv, nv))
+    q = twin.q(cache._tree_state.q[0], cache._tree_state.joint_quat[0], np.zeros(3), np.array([1.0, 0, 0, 0]))
+    v, a_pin, tau_pin = twin.to_pin(cache.joint_velocity), twin.to_pin(qdd), twin.to_pin(tau)
+    ours = {
+        "rnea": lambda: entry.inverse_dynamics(b, 0, qdd, root_acc, 1.0, wrench, False, m.gravity, 1.0, out),
+        "crba": lambda: entry.mass_matrix(b, 0, True, H),
+        "aba": lambda: entry.forward_dynamics(b, 0, tau, wrench, False, m.gravity, out),
+    }
+    theirs = {
+        "rnea": lambda: pin.rnea(pm, pd, q, v, a_pin),
+        "crba": lambda: pin.crba(pm, pd, q),
+        "aba": lambda: pin.aba(pm, pd, q, v, tau_pin),
+    }
+    single = {}
+    for algo in ("rnea", "crba", "aba"):
+        t_ours = best_of(lambda: [ours[algo]() for _ in range(100)], repeat) / 100
+        single[algo] = best_of(lambda: [theirs[algo]() for _ in range(100)], repeat) / 100
+        rows.append((f"{algo.upper()} one Python call vs Pinocchio's", t_ours, single[algo]))
+
+    # batches: every world of a scene of N Pandas at its own random state
+    batch = usdart.load(PANDA, worlds=worlds)
+    many = batch.articulations[0]
+    random_states(many, worlds, rng)
+    eng = batch._engine
+    eng.set_integrator(True)  # allocates the articulated-body scratch ABA needs
+    bb = eng._box
+    qdd_all, tau_all = rng.normal(size=(worlds, m.n_dofs)), rng.normal(size=(worlds, m.n_dofs))
+    root_all, wrench_all = np.zeros((worlds, 6)), np.zeros((worlds, n, 6))
+    out_all, H_all = np.zeros((worlds, nv)), np.zeros((worlds, nv, nv))
+    qs = [twin.q(many.state.q[w], many.state.joint_quat[w], np.zeros(3), np.array([1.0, 0, 0, 0]))
+          for w in range(worlds)]
+    vs = [twin.to_pin(many.state.qd[w]) for w in range(worlds)]
+    batch_ours = {
+        "rnea": lambda: entry.inverse_dynamics_all(bb, 0, qdd_all, root_all, wrench_all, False, m.gravity, out_all),
+        "crba": lambda: entry.mass_matrix_all(bb, 0, True, H_all),
+        "aba": lambda: entry.forward_dynamics_all(bb, 0, tau_all, wrench_all, False, m.gravity, out_all),
+    }
+    batch_theirs = {
+        "rnea": lambda: [pin.rnea(pm, pd, qs[w], vs[w], twin.to_pin(qdd_all[w])) for w in range(worlds)],
+        "crba": lambda: [pin.crba(pm, pd, qs[w]) for w in range(worlds)],
+        "aba": lambda: [pin.aba(pm, pd, qs[w], vs[w], twin.to_pin(tau_all[w])) for w in range(worlds)],
+    }
+    for algo in ("rnea", "crba", "aba"):
+        t_ours = best_of(batch_ours[algo], max(3, repeat // 4)) / worlds
+        t_pin = best_of(batch_theirs[algo], 3) / worlds
+        rows.append((f"{algo.upper()} batch of {worlds} states, per state", t_ours, t_pin))
+    return rows
+
+
+def star_stage(path: Path, links: int) -> Path:
+    """One root fixed to the world and links - 1 revolute children around it (a star: depth 1)."""
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.CreateNew(str(path))
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdPhysics.Scene.Define(stage, "/World/physicsScene")
+    hub = UsdGeom.Xform.Define(stage, "/World/star/hub")
+    UsdPhysics.RigidBodyAPI.Apply(hub.GetPrim())
+    UsdPhysics.MassAPI.Apply(hub.GetPrim()).CreateMassAttr(10.0)
+    anchor = UsdPhysics.FixedJoint.Define(stage, "/World/star/anchor")
+    anchor.CreateBody1Rel().SetTargets([hub.GetPath()])
+    UsdPhysics.ArticulationRootAPI.Apply(anchor.GetPrim())
+    for i in range(links - 1):
+        angle = 2 * np.pi * i / (links - 1)
+        p = Gf.Vec3f(float(np.cos(angle)), float(np.sin(angle)), 0.0)
+        leaf = UsdGeom.Xform.Define(stage, f"/World/star/leaf{i:04d}")
+        leaf.AddTranslateOp().Set(Gf.Vec3d(p))
+        UsdPhysics.RigidBodyAPI.Apply(leaf.GetPrim())
+        mass = UsdPhysics.MassAPI.Apply(leaf.GetPrim())
+        mass.CreateMassAttr(0.1)
+        mass.CreateDiagonalInertiaAttr(Gf.Vec3f(1e-3, 1e-3, 1e-3))
+        hinge = UsdPhysics.RevoluteJoint.Define(stage, f"/World/star/hinge{i:04d}")
+        hinge.CreateAxisAttr("X")
+        hinge.CreateBody0Rel().SetTargets([hub.GetPath()])
+        hinge.CreateBody1Rel().SetTargets([leaf.GetPath()])
+        hinge.CreateLocalPos0Attr(p)
+    stage.Save()
+    return path
+
+
+def bench_star() -> list[tuple[str, float]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for links in (200, 2000):
+            scene = usdart.load(star_stage(Path(folder) / f"star{links}.usda", links))
+            scene.time_step = 1e-3
+            scene.step(2)
+            rows.append((f"{links}-link star, one step", best_of(lambda: scene.step(10), 3) / 10))
+    return rows
+
+
 def chain_stage(path: Path, links: int = 20) -> Path:
     """A fixed-base chain of `links` unit-mass links joined by driven hinges (alternating Y and Z axes)."""
     from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
     from usdart import authoring
 
     stage = Usd.Stage.CreateNew(str(path))
@@ -263,21 +310,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worlds", type=int, default=4096)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help="skip the cold test-suite run")
     args = parser.parse_args()
-    print(f"numba threads: {numba.get_num_threads()}, pinocchio {pin.__version__}, usdart {usdart.__version__}")
-    print(f"{'Panda dynamics, per state':48s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
-    for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):
-        print(f"{name:48s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
-    print(f"{'Panda step, dt 1 ms, limits on':48s} {'usdart us':>10s} {'mujoco us':>10s} {'ratio':>7s}")
+    import mujoco
+
+    print(f"numba threads: {numba.get_num_threads()}, mujoco {mujoco.__version__}, pinocchio {pin.__version__}, "
+          f"usdart {usdart.__version__}")
+    print(f"{'start-up, fresh process':52s} {'seconds':>10s}")
+    for name, seconds in bench_startup(not args.quick):
+        print(f"{name:52s} {seconds:10.1f}")
+    print(f"{'Panda step, dt 1 ms, limits on':52s} {'usdart us':>10s} {'mujoco us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_step(args.worlds):
-        print(f"{name:48s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+        print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+    print(f"{'Panda dynamics':52s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
+    for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):
+        print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+    print(f"{'scale':52s} {'ms':>10s}")
+    for name, seconds in bench_star():
+        print(f"{name:52s} {seconds * 1e3:10.3f}")
     wb = bench_writeback()
-    print(f"{'20-link chain: 1000 frames at 60 fps':48s} {'write ms':>10s} {'sim ms':>10s} {'ratio':>7s}")
+    print(f"{'20-link chain: 1000 frames at 60 fps':52s} {'write ms':>10s} {'sim ms':>10s} {'ratio':>7s}")
     for ext in ("usda", "usdc"):
         label = f"record + write .{ext} vs {wb['steps']} steps at 1 kHz"
-        print(f"{label:48s} {wb[ext] * 1e3:10.1f} {wb['simulate'] * 1e3:10.1f} {wb[ext] / wb['simulate']:7.2f}")
+        print(f"{label:52s} {wb[ext] * 1e3:10.1f} {wb['simulate'] * 1e3:10.1f} {wb[ext] / wb['simulate']:7.2f}")
     per_step = wb["simulate"] / wb["steps"]
-    print(f"{'per frame vs per step (us): a frame every step':48s} {wb['usda'] * 1e3:10.1f} {per_step * 1e6:10.1f} "
+    print(f"{'per frame vs per step (us): a frame every step':52s} {wb['usda'] * 1e3:10.1f} {per_step * 1e6:10.1f} "
           f"{wb['usda'] / 1000 / per_step:7.2f}")
 
 

@@ -65,6 +65,7 @@ class Workspace(NamedTuple):
     point_jac: np.ndarray  # (W, 12, max tree velocities) point Jacobians of a row's two sides
     frames: np.ndarray  # (W, 2, 4, 4) a joint's two frames in world
     vec: np.ndarray  # (W, 10, 6) small vectors
+    posed: np.ndarray  # (W, n_dofs + 4 n_links + 7 n_trees): the positions the link poses are of
     # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
     art_inertia: np.ndarray  # (W', n_links, 6, 6)
     art_bias: np.ndarray  # (W', n_links, 6)
@@ -125,7 +126,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         gvel_start=z((worlds, nv)), gvel_pos=z((worlds, nv)), row_value=z((worlds, rows, L.ROW_VALUE_COLUMNS)),
         resp=z((worlds, model.n_response)), jac=z((worlds, model.n_jacobian)),
         point_jac=z((worlds, 12, max(model.max_tree_velocities, 1))), frames=z((worlds, 2, 4, 4)),
-        vec=z((worlds, 10, 6)),
+        vec=z((worlds, 10, 6)), posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
         art_inertia=z((wa, n, 6, 6)), art_bias=z((wa, n, 6)), dof_u=z((wa, nd, 6)), dof_inv=z((wa, n, 3, 3)),
         dof_bias=z((wa, nd)), mat6=z((wa, 6, 6)), tau=z((wa, nd)), rk=z((wa, 10, nv)), stage_q=z((wa, nd)),
         stage_qd=z((wa, nd)), stage_joint_quat=z((wa, n, 4)), stage_root_pos=z((wa, nt, 3)),

@@ -20,32 +20,44 @@ from .jacobian import link_jacobians
 from .kinematics import com_accelerations, com_velocities, link_velocities, tree_poses, world_frames
 from .rnea import rnea
 from .smooth import root_com
-from .step import step_world, step_world_rk4, world_poses
+from .step import posed_state, step_world, step_world_rk4, world_poses
 from .tree_factor import to_dense
 
 
 @njit(cache=True, _nrt=False)
-def _poses(m, st, w):
+def _poses(m, st, ws, w):
     world_poses(m.trees.tree, m.links.link, m.links.link_rot, m.links.link_vec, st.q[w], st.joint_quat[w],
                 st.root_pos[w], st.root_quat[w], st.link_rot[w], st.link_pos[w])
+    posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], True)
+
+
+@njit(cache=True, _nrt=False)
+def _refresh_poses(m, st, ws, w):
+    """Link poses again only when the state was written from Python since they were computed."""
+    if not posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], False):
+        _poses(m, st, ws, w)
 
 
 @njit(cache=True, _nrt=False)
 def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _poses(m, st, w)  # the state may have been written since the last call
+        _refresh_poses(m, st, ws, w)
     for _ in range(steps):
         for w in range(w0, w1):
             step_world(m, st, ctl, ws, w, dt, only_island)
+    for w in range(w0, w1):
+        posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], True)
 
 
 @njit(cache=True, _nrt=False)
 def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _poses(m, st, w)
+        _refresh_poses(m, st, ws, w)
     for _ in range(steps):
         for w in range(w0, w1):
             step_world_rk4(m, st, ctl, ws, w, dt, only_island)
+    for w in range(w0, w1):
+        posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], True)
 
 
 @njit(cache=True)
@@ -79,8 +91,8 @@ def step_parallel_rk4(b, only_island, dt, steps):
 
 @njit(cache=True)
 def update_poses(b, w):
-    m, st, _, _ = b.value
-    _poses(m, st, w)
+    m, st, _, ws = b.value
+    _poses(m, st, ws, w)
 
 
 # ---- dynamics of one tree ------------------------------------------------------------------------------------

@@ -35,6 +35,36 @@ def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_qu
 
 
 @njit(cache=True, _nrt=False)
+def posed_state(q, joint_quat, root_pos, root_quat, posed, remember):
+    """True when the state's positions (q, joint quaternions, root poses) are those the link poses were
+    computed from, so a Python call that did not write the state skips the pose pass; `remember` stores
+    them instead."""
+    same = True
+    n = 0
+    for k in range(q.shape[0]):
+        same = same and posed[n + k] == q[k]
+        if remember:
+            posed[n + k] = q[k]
+    n += q.shape[0]
+    for i in range(joint_quat.shape[0]):
+        for a in range(4):
+            same = same and posed[n + 4 * i + a] == joint_quat[i, a]
+            if remember:
+                posed[n + 4 * i + a] = joint_quat[i, a]
+    n += 4 * joint_quat.shape[0]
+    for t in range(root_pos.shape[0]):
+        for a in range(3):
+            same = same and posed[n + 7 * t + a] == root_pos[t, a]
+            if remember:
+                posed[n + 7 * t + a] = root_pos[t, a]
+        for a in range(4):
+            same = same and posed[n + 7 * t + 3 + a] == root_quat[t, a]
+            if remember:
+                posed[n + 7 * t + 3 + a] = root_quat[t, a]
+    return same
+
+
+@njit(cache=True, _nrt=False)
 def wakes(tree, t, link_wrench, asleep, wake_time):
     """False when tree t sleeps and nothing wakes it; an applied link force wakes it."""
     if not asleep[t]:
