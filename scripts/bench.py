@@ -26,6 +26,7 @@ should grow linearly with the links).
 Write-back (a 20-link chain with drives): 1000 output frames at 60 fps are 16.7 s of motion, 16667 steps
 at 1 kHz; the time to record the frames and write them as USD time samples next to the time to simulate.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,14 +76,25 @@ def bench_startup(run_tests: bool) -> list[tuple[str, float]]:
     with tempfile.TemporaryDirectory() as folder:
         cache = os.path.join(folder, "numba")
         usdart_cli = [sys.executable, "-c", "import sys; from usdart.app.cli import main; sys.exit(main())"]
-        rows.append(("first usdart simulate of the arm sample, empty cache",
-                     timed_process([*usdart_cli, "simulate", str(ARM), "-o", os.path.join(folder, "out.usda"),
-                                    "--quiet"], cache, ROOT)))
+        rows.append(
+            (
+                "first usdart simulate of the arm sample, empty cache",
+                timed_process(
+                    [*usdart_cli, "simulate", str(ARM), "-o", os.path.join(folder, "out.usda"), "--quiet"], cache, ROOT
+                ),
+            )
+        )
         rows.append(("then a first 64-world step (cache of that run)", timed_process(worlds64, cache, ROOT)))
         rows.append(("a first 64-world step, empty cache", timed_process(worlds64, os.path.join(folder, "n2"), ROOT)))
         if run_tests:
-            rows.append(("cold pytest -n auto", timed_process([sys.executable, "-m", "pytest", "-q", "-n", "auto"],
-                                                              os.path.join(folder, "n3"), ROOT)))
+            rows.append(
+                (
+                    "cold pytest -n auto",
+                    timed_process(
+                        [sys.executable, "-m", "pytest", "-q", "-n", "auto"], os.path.join(folder, "n3"), ROOT
+                    ),
+                )
+            )
     return rows
 
 
@@ -184,8 +196,9 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     qdd_all, tau_all = rng.normal(size=(worlds, m.n_dofs)), rng.normal(size=(worlds, m.n_dofs))
     root_all, wrench_all = np.zeros((worlds, 6)), np.zeros((worlds, n, 6))
     out_all, H_all = np.zeros((worlds, nv)), np.zeros((worlds, nv, nv))
-    qs = [twin.q(many.state.q[w], many.state.joint_quat[w], np.zeros(3), np.array([1.0, 0, 0, 0]))
-          for w in range(worlds)]
+    qs = [
+        twin.q(many.state.q[w], many.state.joint_quat[w], np.zeros(3), np.array([1.0, 0, 0, 0])) for w in range(worlds)
+    ]
     vs = [twin.to_pin(many.state.qd[w]) for w in range(worlds)]
     batch_ours = {
         "rnea": lambda: entry.inverse_dynamics_all(bb, 0, qdd_all, root_all, wrench_all, False, m.gravity, out_all),
@@ -314,8 +327,10 @@ def main() -> None:
     args = parser.parse_args()
     import mujoco
 
-    print(f"numba threads: {numba.get_num_threads()}, mujoco {mujoco.__version__}, pinocchio {pin.__version__}, "
-          f"usdart {usdart.__version__}")
+    print(
+        f"numba threads: {numba.get_num_threads()}, mujoco {mujoco.__version__}, pinocchio {pin.__version__}, "
+        f"usdart {usdart.__version__}"
+    )
     print(f"{'start-up, fresh process':52s} {'seconds':>10s}")
     for name, seconds in bench_startup(not args.quick):
         print(f"{name:52s} {seconds:10.1f}")
@@ -334,8 +349,10 @@ def main() -> None:
         label = f"record + write .{ext} vs {wb['steps']} steps at 1 kHz"
         print(f"{label:52s} {wb[ext] * 1e3:10.1f} {wb['simulate'] * 1e3:10.1f} {wb[ext] / wb['simulate']:7.2f}")
     per_step = wb["simulate"] / wb["steps"]
-    print(f"{'per frame vs per step (us): a frame every step':52s} {wb['usda'] * 1e3:10.1f} {per_step * 1e6:10.1f} "
-          f"{wb['usda'] / 1000 / per_step:7.2f}")
+    print(
+        f"{'per frame vs per step (us): a frame every step':52s} {wb['usda'] * 1e3:10.1f} {per_step * 1e6:10.1f} "
+        f"{wb['usda'] / 1000 / per_step:7.2f}"
+    )
 
 
 if __name__ == "__main__":

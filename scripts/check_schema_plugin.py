@@ -11,6 +11,7 @@ table's "meaning" text (the first sentence of the upstream doc).
 Usage: python scripts/check_schema_plugin.py [--props JSON] [--markdown MD] [--plugin-dir DIR]
 Exit code 0 when everything matches, 1 with one line per difference otherwise.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,9 +61,15 @@ def markdown_rows(path: str, schemas: list[str]) -> dict[tuple[str, str], dict[s
             if current and line.startswith("| `"):
                 cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
                 name = cells[0].strip("`")
-                rows[(current, name)] = dict(type=cells[1], variability=cells[2], default=cells[3],
-                                             allowed=cells[4], range=cells[5], units=cells[6],
-                                             meaning=cells[7].replace("\\|", "|"))
+                rows[(current, name)] = dict(
+                    type=cells[1],
+                    variability=cells[2],
+                    default=cells[3],
+                    allowed=cells[4],
+                    range=cells[5],
+                    units=cells[6],
+                    meaning=cells[7].replace("\\|", "|"),
+                )
     return rows
 
 
@@ -73,8 +80,11 @@ def _same_value(expected, actual) -> bool:
     if isinstance(expected, str) and expected in ("inf", "-inf"):
         expected = float(expected)
     if isinstance(expected, list):
-        return actual is not None and len(actual) == len(expected) and all(
-            _same_value(e, a) for e, a in zip(expected, actual))
+        return (
+            actual is not None
+            and len(actual) == len(expected)
+            and all(_same_value(e, a) for e, a in zip(expected, actual))
+        )
     if isinstance(expected, bool) or isinstance(expected, str):
         return actual == expected
     if isinstance(expected, (int, float)):
@@ -135,12 +145,19 @@ def check(props_path: str, markdown_path: str | None = None) -> tuple[list[str],
                     problems.append(f"{where}: type {attr.GetTypeName()} != {prop['type']}")
                 uniform = attr.GetVariability() == Sdf.VariabilityUniform
                 if uniform != prop["uniform"]:
-                    problems.append(f"{where}: {'uniform' if uniform else 'varying'}, reference says "
-                                    f"{'uniform' if prop['uniform'] else 'varying'}")
+                    problems.append(
+                        f"{where}: {'uniform' if uniform else 'varying'}, reference says "
+                        f"{'uniform' if prop['uniform'] else 'varying'}"
+                    )
                 fallback = attr.GetFallbackValue()
-                if not _same_value(prop.get("default"), None if fallback is None else
-                                   list(fallback) if hasattr(fallback, "__len__") and not isinstance(fallback, str)
-                                   else fallback):
+                if not _same_value(
+                    prop.get("default"),
+                    None
+                    if fallback is None
+                    else list(fallback)
+                    if hasattr(fallback, "__len__") and not isinstance(fallback, str)
+                    else fallback,
+                ):
                     problems.append(f"{where}: fallback {fallback!r} != {prop.get('default')!r}")
                 allowed = attr.GetMetadata("allowedTokens")
                 if list(allowed or []) != list(prop.get("allowedTokens") or []):

@@ -11,6 +11,7 @@ schemaKind singleApplyAPI or multipleApplyAPI) in a resource plugin without a li
 Usage: python scripts/gen_schema_plugin.py [--check]
   --check: write nothing; exit 1 when the files on disk differ from what would be generated.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,7 +40,7 @@ def first_sentence(doc: str) -> str:
 def _library(source: Sdf.Layer) -> dict:
     glob = source.GetPrimAtPath("/GLOBAL")
     if glob is None or "libraryName" not in glob.customData or "libraryPrefix" not in glob.customData:
-        raise SystemExit(f"{source.identifier}: over \"GLOBAL\" needs customData libraryName and libraryPrefix")
+        raise SystemExit(f'{source.identifier}: over "GLOBAL" needs customData libraryName and libraryPrefix')
     return dict(glob.customData)
 
 
@@ -50,7 +51,7 @@ def generated_layer(source: Sdf.Layer) -> Sdf.Layer:
         if cls.name == "GLOBAL":
             continue
         if cls.specifier != Sdf.SpecifierClass or cls.typeName:
-            raise SystemExit(f"{cls.path}: only API schema classes (class \"Name\", no type) are supported")
+            raise SystemExit(f'{cls.path}: only API schema classes (class "Name", no type) are supported')
         kind = cls.customData.get("apiSchemaType", "singleApply")
         prefix = cls.customData.get("propertyNamespacePrefix")
         if kind == "multipleApply" and not prefix:
@@ -95,16 +96,23 @@ def plug_info(source: Sdf.Layer) -> str:
             "schemaIdentifier": cls.name,
             "schemaKind": f"{kind}API",
         }
-    plugin = {"Plugins": [{
-        "Info": {"Types": dict(sorted(types.items()))},
-        "LibraryPath": "",
-        "Name": library["libraryName"],
-        "ResourcePath": ".",
-        "Root": ".",
-        "Type": "resource",
-    }]}
-    return (f"# {HEADER}\n# A codeless schema plugin: types without a library, read by Usd.SchemaRegistry.\n"
-            + json.dumps(plugin, indent=4) + "\n")
+    plugin = {
+        "Plugins": [
+            {
+                "Info": {"Types": dict(sorted(types.items()))},
+                "LibraryPath": "",
+                "Name": library["libraryName"],
+                "ResourcePath": ".",
+                "Root": ".",
+                "Type": "resource",
+            }
+        ]
+    }
+    return (
+        f"# {HEADER}\n# A codeless schema plugin: types without a library, read by Usd.SchemaRegistry.\n"
+        + json.dumps(plugin, indent=4)
+        + "\n"
+    )
 
 
 def outputs(source_path: str = SOURCE) -> dict[str, str]:

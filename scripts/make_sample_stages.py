@@ -38,6 +38,7 @@ script twice gives byte-identical files.
 
 Usage: python scripts/make_sample_stages.py [OUTPUT_FOLDER]    (default: sample_stages/ in the repository)
 """
+
 from __future__ import annotations
 
 import math
@@ -193,8 +194,12 @@ def body(stage, path, world_pose, mass=None, density=None, collider=None):
     return prim
 
 
-JOINT_TYPES = {"fixed": UsdPhysics.FixedJoint, "revolute": UsdPhysics.RevoluteJoint,
-               "prismatic": UsdPhysics.PrismaticJoint, "spherical": UsdPhysics.SphericalJoint}
+JOINT_TYPES = {
+    "fixed": UsdPhysics.FixedJoint,
+    "revolute": UsdPhysics.RevoluteJoint,
+    "prismatic": UsdPhysics.PrismaticJoint,
+    "spherical": UsdPhysics.SphericalJoint,
+}
 
 
 def joint(stage, path, kind, body0, body1, frame0=None, frame1=None, axis=None, limits=None):
@@ -232,10 +237,16 @@ def two_link_arm():
     # rigidBody1 (localPos1 = 0). The authored joint state is 45 deg about Y, so rigidBody1 sits at the hinge
     # turned by 45 deg about Y.
     hinge0, hinge1 = pose((0.0, 1.0, 0.0)), pose()
-    body(st, "/World/rigidBody1", child_pose(base, hinge0, hinge1, "revolute", "Y", 45.0),
-         mass=1.0, collider=("cube", 0.2))
-    hinge = joint(st, "/World/revoluteJoint", "revolute", "/World/rigidBody0", "/World/rigidBody1",
-                  hinge0, hinge1, axis="Y")
+    body(
+        st,
+        "/World/rigidBody1",
+        child_pose(base, hinge0, hinge1, "revolute", "Y", 45.0),
+        mass=1.0,
+        collider=("cube", 0.2),
+    )
+    hinge = joint(
+        st, "/World/revoluteJoint", "revolute", "/World/rigidBody0", "/World/rigidBody1", hinge0, hinge1, axis="Y"
+    )
     authoring.set_joint_state(hinge, math.radians(45.0), 0.0)
     # body0 only: the world is on the other side. Its frames are ignored for the root joint.
     joint(st, "/World/fixedJoint", "fixed", "/World/rigidBody0", None)
@@ -266,8 +277,7 @@ def square_loop():
         # body0's frame sits on the next corner (body1's origin), so both frames coincide
         offset = tuple(corners[b][k] - corners[a][k] for k in range(3))
         path = f"/World/revoluteJoint{i}" if i < 3 else "/World/loopJoint"
-        j = joint(st, path, "revolute", f"/World/rigidBody{a}", f"/World/rigidBody{b}", pose(offset), pose(),
-                  axis="Z")
+        j = joint(st, path, "revolute", f"/World/rigidBody{a}", f"/World/rigidBody{b}", pose(offset), pose(), axis="Z")
         if i == 3:  # closes the loop: simulated as a plain constraint outside the articulation tree
             authoring.exclude_from_articulation(j)
     authoring.set_articulation_root(st.GetPrimAtPath("/World/rigidBody0"))  # floating base rooted at rigidBody0
@@ -284,10 +294,24 @@ def gear():
     for i, x in enumerate((-0.5, 0.5)):
         frame0 = pose((x, 0.0, 0.0))
         # MassAPI with density only: the mass comes from the sphere (1000 * 4/3 pi 0.05^3 = 0.5236 kg)
-        body(st, f"/World/rigidBody{i}", child_pose(root, frame0, pose(), "revolute", "Z", 0.0),
-             density=1000.0, collider=("sphere", 0.05))
-        joint(st, f"/World/revoluteJoint{i}", "revolute", "/World/rootBody", f"/World/rigidBody{i}", frame0, pose(),
-              axis="Z", limits=(-9000.0, 9000.0))  # mimic joints need limits; these are never reached
+        body(
+            st,
+            f"/World/rigidBody{i}",
+            child_pose(root, frame0, pose(), "revolute", "Z", 0.0),
+            density=1000.0,
+            collider=("sphere", 0.05),
+        )
+        joint(
+            st,
+            f"/World/revoluteJoint{i}",
+            "revolute",
+            "/World/rootBody",
+            f"/World/rigidBody{i}",
+            frame0,
+            pose(),
+            axis="Z",
+            limits=(-9000.0, 9000.0),
+        )  # mimic joints need limits; these are never reached
     joint(st, "/World/rootBodyFixedJoint", "fixed", "/World/rootBody", None)
     authoring.set_articulation_root(st.GetPrimAtPath("/World/rootBodyFixedJoint"))
     j0, j1 = st.GetPrimAtPath("/World/revoluteJoint0"), st.GetPrimAtPath("/World/revoluteJoint1")
@@ -308,20 +332,83 @@ def gear():
 # Panda's limits (-176..-4, -1..215) and its ready pose (0, -45, 0, -135, 0, 90, 45) apply unchanged.
 FLIP_Y = quat("Z", 180.0)
 ARM = [
-    ("joint1", "link1", (0.0, 0.0, 0.333), IDENTITY, "Z", (-166, 166), 0.0, 4.0,
-     ("segment", 0.06, (0, 0, -0.12), (0, 0, 0))),
-    ("joint2", "link2", (0.0, 0.0, 0.0), IDENTITY, "Y", (-101, 101), -45.0, 3.0,
-     ("segment", 0.06, (0, 0, 0.05), (0, 0, 0.25))),
-    ("joint3", "link3", (0.0, 0.0, 0.316), IDENTITY, "Z", (-166, 166), 0.0, 3.0,
-     ("segment", 0.055, (0, 0, 0), (0.0825, 0, 0))),
-    ("joint4", "link4", (0.0825, 0.0, 0.0), FLIP_Y, "Y", (-176, -4), -135.0, 2.5,
-     ("segment", 0.055, (0, 0, 0), (-0.0825, 0, 0.384))),
-    ("joint5", "link5", (-0.0825, 0.0, 0.384), IDENTITY, "Z", (-166, 166), 0.0, 2.5,
-     ("segment", 0.05, (0, 0, -0.08), (0, 0, 0))),
-    ("joint6", "link6", (0.0, 0.0, 0.0), FLIP_Y, "Y", (-1, 215), 90.0, 2.0,
-     ("segment", 0.05, (0, 0, 0), (0.088, 0, 0))),
-    ("joint7", "link7", (0.088, 0.0, 0.0), IDENTITY, "Z", (-166, 166), 45.0, 1.5,
-     ("segment", 0.045, (0, 0, 0), (0, 0, -0.107))),
+    (
+        "joint1",
+        "link1",
+        (0.0, 0.0, 0.333),
+        IDENTITY,
+        "Z",
+        (-166, 166),
+        0.0,
+        4.0,
+        ("segment", 0.06, (0, 0, -0.12), (0, 0, 0)),
+    ),
+    (
+        "joint2",
+        "link2",
+        (0.0, 0.0, 0.0),
+        IDENTITY,
+        "Y",
+        (-101, 101),
+        -45.0,
+        3.0,
+        ("segment", 0.06, (0, 0, 0.05), (0, 0, 0.25)),
+    ),
+    (
+        "joint3",
+        "link3",
+        (0.0, 0.0, 0.316),
+        IDENTITY,
+        "Z",
+        (-166, 166),
+        0.0,
+        3.0,
+        ("segment", 0.055, (0, 0, 0), (0.0825, 0, 0)),
+    ),
+    (
+        "joint4",
+        "link4",
+        (0.0825, 0.0, 0.0),
+        FLIP_Y,
+        "Y",
+        (-176, -4),
+        -135.0,
+        2.5,
+        ("segment", 0.055, (0, 0, 0), (-0.0825, 0, 0.384)),
+    ),
+    (
+        "joint5",
+        "link5",
+        (-0.0825, 0.0, 0.384),
+        IDENTITY,
+        "Z",
+        (-166, 166),
+        0.0,
+        2.5,
+        ("segment", 0.05, (0, 0, -0.08), (0, 0, 0)),
+    ),
+    (
+        "joint6",
+        "link6",
+        (0.0, 0.0, 0.0),
+        FLIP_Y,
+        "Y",
+        (-1, 215),
+        90.0,
+        2.0,
+        ("segment", 0.05, (0, 0, 0), (0.088, 0, 0)),
+    ),
+    (
+        "joint7",
+        "link7",
+        (0.088, 0.0, 0.0),
+        IDENTITY,
+        "Z",
+        (-166, 166),
+        45.0,
+        1.5,
+        ("segment", 0.045, (0, 0, 0), (0, 0, -0.107)),
+    ),
 ]
 HAND_OFFSET = (0.0, 0.0, -0.107)  # flange, along link7's -Z (the hand points down at zero angles)
 FINGER_OFFSET = (0.0, 0.0, -0.0584)  # finger joint origin in the hand frame, between the closed fingers
@@ -346,8 +433,9 @@ def arm_with_gripper():
         body(st, R + link, link_pose, mass=mass, collider=collider)
         j = joint(st, J + name, "revolute", parent, R + link, frame0, frame1, axis=axis, limits=limits)
         # 7 N m/deg, 0.7 N m s/deg, 87 N m; armature 0.01 kg m^2, 150 deg/s
-        authoring.set_drive(j, stiffness=math.degrees(7.0), damping=math.degrees(0.7), max_force=87.0,
-                            target_position=math.radians(q))
+        authoring.set_drive(
+            j, stiffness=math.degrees(7.0), damping=math.degrees(0.7), max_force=87.0, target_position=math.radians(q)
+        )
         authoring.set_joint_properties(j, armature=0.01, max_velocity=math.radians(150.0))
         authoring.set_joint_state(j, math.radians(q), 0.0)
         parent, parent_pose = R + link, link_pose
@@ -363,8 +451,17 @@ def arm_with_gripper():
     # hand's +Y, so opening is positive: limits 0 .. 0.04 m.
     left_pose = child_pose(hand_pose, slide, pose(), "prismatic", "Y", FINGER_OPENING)
     body(st, R + "left_finger", left_pose, mass=0.1, collider=finger_collider)
-    left = joint(st, J + "left_finger_joint", "prismatic", R + "hand", R + "left_finger", slide, pose(),
-                 axis="Y", limits=(0.0, 0.04))
+    left = joint(
+        st,
+        J + "left_finger_joint",
+        "prismatic",
+        R + "hand",
+        R + "left_finger",
+        slide,
+        pose(),
+        axis="Y",
+        limits=(0.0, 0.04),
+    )
     # Right finger, authored REVERSED: body0 = right_finger, body1 = hand (frame0 on the finger, frame1 on
     # the hand, same orientation, axis Y). The joint coordinate d is the travel of body1 relative to body0,
     # i.e. of the hand relative to the finger, along +Y: swapping body0/body1 negates the coordinate,
@@ -375,8 +472,17 @@ def arm_with_gripper():
     # usdart do) negates and swaps them: q in [-0.04, 0], state -0.02, target -0.02.
     right_pose = child_pose(hand_pose, slide, pose(), "prismatic", "Y", FINGER_OPENING, reversed_=True)
     body(st, R + "right_finger", right_pose, mass=0.1, collider=finger_collider)
-    right = joint(st, J + "right_finger_joint", "prismatic", R + "right_finger", R + "hand", pose(), slide,
-                  axis="Y", limits=(0.0, 0.04))
+    right = joint(
+        st,
+        J + "right_finger_joint",
+        "prismatic",
+        R + "right_finger",
+        R + "hand",
+        pose(),
+        slide,
+        axis="Y",
+        limits=(0.0, 0.04),
+    )
     for j in (left, right):
         authoring.set_drive(j, stiffness=1000.0, damping=50.0, max_force=70.0, target_position=FINGER_OPENING)
         authoring.set_joint_state(j, FINGER_OPENING, 0.0)

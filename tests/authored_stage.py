@@ -9,6 +9,7 @@ world -fix-> b0 -j1 (revolute Z)-> b1 -j2 (revolute Z, mimics j1)-> b2 -d6 (rotX
 2F-85's finger and mimic knuckle joints, reference section 13.A); `authored_gripper()`: the same gripper
 written through usdart.authoring from SI values.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,31 +22,52 @@ MPU, KPU = 0.01, 0.001  # centimetres, grams
 
 # SI inputs (rad, m, kg, s): the numbers the tests expect back from the importer
 SI = dict(
-    j1_limits=(-1.2, 1.5), j1_state=(0.5, 0.1),
+    j1_limits=(-1.2, 1.5),
+    j1_state=(0.5, 0.1),
     j1_drive=dict(stiffness=100.0, damping=10.0, max_force=50.0, target_position=0.25, target_velocity=0.5),
-    j1_envelope=A.DriveEnvelope(max_actuator_velocity=3.0, velocity_dependent_resistance=0.2,
-                                speed_effort_gradient=0.01),
+    j1_envelope=A.DriveEnvelope(
+        max_actuator_velocity=3.0, velocity_dependent_resistance=0.2, speed_effort_gradient=0.01
+    ),
     j1_props=dict(armature=0.01, max_velocity=2.0, friction_coefficient=0.1),
     j2_limits=(-1.0, 1.0),
     j2_props=dict(armature=0.02, static_friction=1.0, dynamic_friction=0.5, viscous_friction=0.2),
     mimic=dict(gearing=-2.0, offset=0.1, natural_frequency=10.0, damping_ratio=1.0),
-    d6_rotx_limits=(-0.5, 0.7), d6_rotx_state=(0.2, -0.3),
+    d6_rotx_limits=(-0.5, 0.7),
+    d6_rotx_state=(0.2, -0.3),
     d6_roty_drive=dict(stiffness=20.0, damping=2.0, max_force=30.0, target_position=-0.4, type="acceleration"),
-    slide_limits=(-0.05, 0.1), slide_state=(0.03, 0.2),
+    slide_limits=(-0.05, 0.1),
+    slide_state=(0.03, 0.2),
     slide_drive=dict(stiffness=500.0, damping=5.0, max_force=80.0, target_position=0.04),
-    articulation=dict(solver_position_iterations=16, solver_velocity_iterations=2, sleep_threshold=1e-3,
-                      stabilization_threshold=2e-3, self_collisions=False),
+    articulation=dict(
+        solver_position_iterations=16,
+        solver_velocity_iterations=2,
+        sleep_threshold=1e-3,
+        stabilization_threshold=2e-3,
+        self_collisions=False,
+    ),
     time_steps_per_second=240,
-    b1_settings=dict(linear_damping=0.1, angular_damping=0.2, max_linear_velocity=5.0, max_angular_velocity=10.0,
-                     disable_gravity=True, sleep_threshold=4e-4),
+    b1_settings=dict(
+        linear_damping=0.1,
+        angular_damping=0.2,
+        max_linear_velocity=5.0,
+        max_angular_velocity=10.0,
+        disable_gravity=True,
+        sleep_threshold=4e-4,
+    ),
     b4_velocity=((0.0, 0.5, 0.0), (0.0, 0.0, 2.0)),
-    tendon=dict(stiffness=100.0, damping=3.0, limit_stiffness=7.0, offset=0.01, rest_length=0.1,
-                lower_limit=-0.2, upper_limit=0.3),
+    tendon=dict(
+        stiffness=100.0,
+        damping=3.0,
+        limit_stiffness=7.0,
+        offset=0.01,
+        rest_length=0.1,
+        lower_limit=-0.2,
+        upper_limit=0.3,
+    ),
     tendon_axes=((0.02, 0.05), (-0.01, 0.04)),  # (gearing m/rad, force coefficient m) of j1 (root), j2
     spatial_root=dict(local_position=(0.1, 0.0, 0.0), stiffness=5.0, damping=0.5, limit_stiffness=1.0, offset=0.02),
     spatial_attachment=dict(local_position=(0.0, 0.1, 0.0), gearing=2.0),
-    spatial_leaf=dict(local_position=(0.0, 0.0, 0.1), gearing=1.5, rest_length=0.5, lower_limit=0.2,
-                      upper_limit=0.8),
+    spatial_leaf=dict(local_position=(0.0, 0.0, 0.1), gearing=1.5, rest_length=0.5, lower_limit=0.2, upper_limit=0.8),
 )
 
 
@@ -122,7 +144,7 @@ def build() -> Usd.Stage:
     return st
 
 
-ISAAC_STAGE = '''#usda 1.0
+ISAAC_STAGE = """#usda 1.0
 (
     defaultPrim = "Gripper"
     kilogramsPerUnit = 1
@@ -223,7 +245,7 @@ def Xform "Gripper" (
         }
     }
 }
-'''
+"""
 
 
 def authored_gripper() -> Usd.Stage:
@@ -234,8 +256,11 @@ def authored_gripper() -> Usd.Stage:
     UsdPhysics.SetStageKilogramsPerUnit(st, 1.0)
     gripper = UsdGeom.Xform.Define(st, "/Gripper").GetPrim()
     st.SetDefaultPrim(gripper)
-    for name, x, mass, inertia in (("base", None, 0.5, 1e-3), ("left_knuckle", 0.03, 0.05, 1e-5),
-                                   ("right_knuckle", -0.03, 0.05, 1e-5)):
+    for name, x, mass, inertia in (
+        ("base", None, 0.5, 1e-3),
+        ("left_knuckle", 0.03, 0.05, 1e-5),
+        ("right_knuckle", -0.03, 0.05, 1e-5),
+    ):
         xf = UsdGeom.Xform.Define(st, f"/Gripper/{name}")
         if x is not None:
             xf.AddTranslateOp().Set(Gf.Vec3d(x, 0, 0))
@@ -248,8 +273,10 @@ def authored_gripper() -> Usd.Stage:
     UsdGeom.Scope.Define(st, "/Gripper/Joints")
     UsdPhysics.FixedJoint.Define(st, "/Gripper/Joints/root_joint").CreateBody1Rel().SetTargets(["/Gripper/base"])
     joints = {}
-    for name, child, x in (("finger_joint", "left_knuckle", 0.03),
-                           ("right_outer_knuckle_joint", "right_knuckle", -0.03)):
+    for name, child, x in (
+        ("finger_joint", "left_knuckle", 0.03),
+        ("right_outer_knuckle_joint", "right_knuckle", -0.03),
+    ):
         j = UsdPhysics.RevoluteJoint.Define(st, f"/Gripper/Joints/{name}")
         j.CreateAxisAttr("Z")
         j.CreateBody0Rel().SetTargets(["/Gripper/base"])
@@ -261,10 +288,20 @@ def authored_gripper() -> Usd.Stage:
         A.set_joint_state(j, math.radians(12.0), 0.0)
         joints[name] = j
     # 3 N m/deg and 0.0002 N m s/deg in SI (per radian); 26 N m; 20 deg
-    A.set_drive(joints["finger_joint"], stiffness=math.degrees(3.0), damping=math.degrees(0.0002), max_force=26.0,
-                target_position=math.radians(20.0))
-    A.set_mimic_joint(joints["right_outer_knuckle_joint"], joints["finger_joint"], gearing=-1.0,
-                      natural_frequency=25.0, damping_ratio=0.7)
+    A.set_drive(
+        joints["finger_joint"],
+        stiffness=math.degrees(3.0),
+        damping=math.degrees(0.0002),
+        max_force=26.0,
+        target_position=math.radians(20.0),
+    )
+    A.set_mimic_joint(
+        joints["right_outer_knuckle_joint"],
+        joints["finger_joint"],
+        gearing=-1.0,
+        natural_frequency=25.0,
+        damping_ratio=0.7,
+    )
     A.set_articulation_root(gripper)
     A.set_articulation_settings(gripper, solver_position_iterations=64, solver_velocity_iterations=4)
     return st

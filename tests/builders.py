@@ -1,4 +1,5 @@
 """Small in-memory stages for import tests, written with plain usd-core."""
+
 from __future__ import annotations
 
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
@@ -31,8 +32,14 @@ def body(stage, path, pos=(0, 0, 0), mass=1.0, inertia=(0.1, 0.1, 0.1), rot=None
     return prim
 
 
-_JOINTS = {"revolute": UsdPhysics.RevoluteJoint, "fixed": UsdPhysics.FixedJoint, "prismatic": UsdPhysics.PrismaticJoint,
-           "spherical": UsdPhysics.SphericalJoint, "d6": UsdPhysics.Joint, "distance": UsdPhysics.DistanceJoint}
+_JOINTS = {
+    "revolute": UsdPhysics.RevoluteJoint,
+    "fixed": UsdPhysics.FixedJoint,
+    "prismatic": UsdPhysics.PrismaticJoint,
+    "spherical": UsdPhysics.SphericalJoint,
+    "d6": UsdPhysics.Joint,
+    "distance": UsdPhysics.DistanceJoint,
+}
 
 
 def joint(stage, path, b0, b1, kind="revolute", axis="Z", lp0=(0, 0, 0), lp1=(0, 0, 0), excluded=None):
@@ -59,13 +66,21 @@ def chain(stage, root, names, kind="revolute", spacing=1.0):
     for i, n in enumerate(names):
         body(stage, f"{root}/{n}", pos=(spacing * i, 0, 0))
     for i in range(1, len(names)):
-        joint(stage, f"{root}/j{i}", f"{root}/{names[i - 1]}", f"{root}/{names[i]}", kind=kind,
-              lp0=(spacing / 2, 0, 0), lp1=(-spacing / 2, 0, 0))
+        joint(
+            stage,
+            f"{root}/j{i}",
+            f"{root}/{names[i - 1]}",
+            f"{root}/{names[i]}",
+            kind=kind,
+            lp0=(spacing / 2, 0, 0),
+            lp1=(-spacing / 2, 0, 0),
+        )
 
 
 def set_attr(prim, name, value, type_name=Sdf.ValueTypeNames.Float, uniform=False):
-    attr = prim.CreateAttribute(name, type_name, custom=False,
-                                variability=Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying)
+    attr = prim.CreateAttribute(
+        name, type_name, custom=False, variability=Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying
+    )
     attr.Set(value)
     return attr
 

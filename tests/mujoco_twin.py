@@ -18,6 +18,7 @@ Coordinates: MuJoCo's qpos/qvel hold the joints in tree order (see `TwinMaps.qpo
 has qpos [x, y, z, qw, qx, qy, qz] of the link frame and qvel [v_origin (world), omega (body axes)];
 usdart's root velocity is [v_com; omega], both in world axes (PhysX).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -78,8 +79,11 @@ class TwinMaps:
         out = dict(q=np.asarray(qpos)[self.qpos_adr].copy(), qd=np.asarray(qvel)[self.qvel_adr].copy())
         if self.floating:
             quat = np.asarray(qpos[3:7], float) / np.linalg.norm(qpos[3:7])
-            out.update(root_pos=np.asarray(qpos[:3], float).copy(), root_quat=quat,
-                       root_vel=np.linalg.solve(self.velocity_map(quat)[:6, :6], qvel[:6]))
+            out.update(
+                root_pos=np.asarray(qpos[:3], float).copy(),
+                root_quat=quat,
+                root_vel=np.linalg.solve(self.velocity_map(quat)[:6, :6], qvel[:6]),
+            )
         return out
 
 
@@ -109,9 +113,11 @@ def _merged_bodies(m, root_pos, root_quat):
         mass = sum(m.mass[i] for i in members)
         x = {i: R[i] @ m.com[i] + p[i] for i in members}  # link COMs in the body frame
         com = sum(m.mass[i] * x[i] for i in members) / mass if mass > 0 else np.zeros(3)
-        I = sum(R[i] @ m.inertia_com[i] @ R[i].T
-                + m.mass[i] * (np.dot(x[i] - com, x[i] - com) * np.eye(3) - np.outer(x[i] - com, x[i] - com))
-                for i in members)
+        I = sum(
+            R[i] @ m.inertia_com[i] @ R[i].T
+            + m.mass[i] * (np.dot(x[i] - com, x[i] - com) * np.eye(3) - np.outer(x[i] - com, x[i] - com))
+            for i in members
+        )
         inertia[b] = mass, com, I
     return owner, placement, inertia
 
@@ -128,9 +134,11 @@ def mujoco_mjcf(art, dt: float, integrator: str = "euler", limits: bool = False)
         else:
             pos, quat = placement[b][1], matrix_to_quat(placement[b][0])
         mass, com, I = inertia[b]
-        lines = [f'{pad}<body name="link{b}" pos="{_num(pos)}" quat="{_num(quat)}">',
-                 f'{pad}  <inertial pos="{_num(com)}" mass="{_num(mass)}" '
-                 f'fullinertia="{_num([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])}"/>']
+        lines = [
+            f'{pad}<body name="link{b}" pos="{_num(pos)}" quat="{_num(quat)}">',
+            f'{pad}  <inertial pos="{_num(com)}" mass="{_num(mass)}" '
+            f'fullinertia="{_num([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])}"/>',
+        ]
         if b == 0:
             lines.append(f'{pad}  <freejoint name="root"/>')
         else:
@@ -140,28 +148,34 @@ def mujoco_mjcf(art, dt: float, integrator: str = "euler", limits: bool = False)
             kind = "hinge" if m.joint_type[b] == JOINT_REVOLUTE else "slide"
             limited = limits and np.isfinite(m.dof_lower[k]) and np.isfinite(m.dof_upper[k])
             rng = f' range="{_num([m.dof_lower[k], m.dof_upper[k]])}"' if limited else ""
-            lines.append(f'{pad}  <joint name="dof{k}" type="{kind}" pos="{_num(m.child_frame_pos[b])}" '
-                         f'axis="{_num(m.child_frame_rot[b] @ m.dof_axis[k])}" armature="{_num(m.armature[k])}" '
-                         f'damping="{_num(m.passive_damping[k])}" limited="{str(limited).lower()}"{rng}/>')
+            lines.append(
+                f'{pad}  <joint name="dof{k}" type="{kind}" pos="{_num(m.child_frame_pos[b])}" '
+                f'axis="{_num(m.child_frame_rot[b] @ m.dof_axis[k])}" armature="{_num(m.armature[k])}" '
+                f'damping="{_num(m.passive_damping[k])}" limited="{str(limited).lower()}"{rng}/>'
+            )
         return lines + children(b, depth + 1) + [f"{pad}</body>"]
 
     def children(b: int, depth: int) -> list[str]:
-        return [line for i in range(1, m.n_links)
-                if owner[i] == i and owner[m.parent[i]] == b for line in body(i, depth)]
+        return [
+            line for i in range(1, m.n_links) if owner[i] == i and owner[m.parent[i]] == b for line in body(i, depth)
+        ]
 
-    flags = 'contact="disable" frictionloss="disable" equality="disable" actuation="disable"' \
-        + ("" if limits else ' limit="disable"')
-    return "\n".join([
-        '<mujoco model="usdart_twin">',
-        '  <compiler angle="radian" inertiafromgeom="false" autolimits="false"/>',
-        f'  <option timestep="{_num(dt)}" integrator="{INTEGRATORS[integrator]}" gravity="{_num(m.gravity)}">',
-        f"    <flag {flags}/>",
-        "  </option>",
-        "  <worldbody>",
-        *(body(0, 2) if m.n_root else children(-1, 2)),
-        "  </worldbody>",
-        "</mujoco>",
-    ])
+    flags = 'contact="disable" frictionloss="disable" equality="disable" actuation="disable"' + (
+        "" if limits else ' limit="disable"'
+    )
+    return "\n".join(
+        [
+            '<mujoco model="usdart_twin">',
+            '  <compiler angle="radian" inertiafromgeom="false" autolimits="false"/>',
+            f'  <option timestep="{_num(dt)}" integrator="{INTEGRATORS[integrator]}" gravity="{_num(m.gravity)}">',
+            f"    <flag {flags}/>",
+            "  </option>",
+            "  <worldbody>",
+            *(body(0, 2) if m.n_root else children(-1, 2)),
+            "  </worldbody>",
+            "</mujoco>",
+        ]
+    )
 
 
 def mujoco_twin(art, dt: float, integrator: str = "euler", limits: bool = False):

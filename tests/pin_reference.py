@@ -8,6 +8,7 @@ Floating roots differ in velocity coordinates: usdart uses nu = [v_com; omega] i
 Pinocchio [v_origin; omega] in root body axes. `root_map` gives T with v_pin = T nu, and
 `root_acc_bias` the term with a_pin = T nudot + bias.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -71,11 +72,12 @@ class PinTwin:
                         raise NotImplementedError("Pinocchio has no 2-DOF spherical joint")
                     joint_of[i] = pm.addJoint(joint_of[p], jm, link_in_joint[p] * f_parent, f"j{i}")
                     idx_v = pm.joints[joint_of[i]].idx_v
-                    pm.armature[idx_v:idx_v + hi - lo] = model.armature[lo:hi]
-                    self.perm[nr + lo:nr + hi] = np.arange(idx_v, idx_v + hi - lo)
+                    pm.armature[idx_v : idx_v + hi - lo] = model.armature[lo:hi]
+                    self.perm[nr + lo : nr + hi] = np.arange(idx_v, idx_v + hi - lo)
                     link_in_joint[i] = f_child_inv
-            inertia = pin.Inertia(float(model.mass[i]), np.asarray(model.com[i], float),
-                                  np.asarray(model.inertia_com[i], float))
+            inertia = pin.Inertia(
+                float(model.mass[i]), np.asarray(model.com[i], float), np.asarray(model.inertia_com[i], float)
+            )
             pm.appendBodyToJoint(joint_of[i], inertia, link_in_joint[i])
             pm.addFrame(pin.Frame(f"link{i}", joint_of[i], link_in_joint[i], pin.FrameType.OP_FRAME))
             com = link_in_joint[i] * pin.SE3(np.eye(3), np.asarray(model.com[i], float))
@@ -97,9 +99,9 @@ class PinTwin:
             idx_q = pm.joints[self._joint_of[i]].idx_q
             if model.joint_type[i] == JOINT_SPHERICAL:
                 w, x, y, z = joint_quat[i]
-                out[idx_q:idx_q + 4] = [x, y, z, w]
+                out[idx_q : idx_q + 4] = [x, y, z, w]
             else:
-                out[idx_q:idx_q + hi - lo] = q[lo:hi]
+                out[idx_q : idx_q + hi - lo] = q[lo:hi]
         return out
 
     def to_pin(self, vec):

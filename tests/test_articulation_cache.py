@@ -1,11 +1,12 @@
 """The articulation cache: copy/apply semantics, derived link data, floating-base forms, refusals."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
 import pytest
-from test_inverse_dynamics_seed import D, G, MASS, pendulum
+from test_inverse_dynamics_seed import MASS, D, G, pendulum
 
 import usdart
 from usdart import CacheFlag, UsdartError

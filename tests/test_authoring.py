@@ -3,6 +3,7 @@
 The stage of `authored_stage.py` is written in centimetres and grams; expected file values below are the
 SI inputs converted by hand (factors in the comments), not by usdart's code.
 """
+
 import json
 import math
 import os
@@ -12,11 +13,11 @@ import textwrap
 
 import numpy as np
 import pytest
+from authored_stage import ISAAC_STAGE, SI, authored_gripper, build
 from click.testing import CliRunner
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 import usdart
-from authored_stage import ISAAC_STAGE, SI, authored_gripper, build
 from usdart import authoring as A
 from usdart.app.cli import main as cli
 from usdart.errors import AuthoringError
@@ -73,15 +74,27 @@ def value(plain, path, name, type_name="float", uniform=False):
 def test_plain_usd_core_sees_isaac_style_applied_schemas(plain):
     assert plain["usdart_imported"] is False
     assert plain["/World/fix"]["apiSchemas"] == ["PhysicsArticulationRootAPI", "PhysxArticulationAPI"]
-    assert plain["/World/j1"]["apiSchemas"] == ["PhysicsJointStateAPI:angular", "PhysicsDriveAPI:angular",
-                                               "PhysxDrivePerformanceEnvelopeAPI:angular", "PhysxJointAPI",
-                                               "PhysxTendonAxisRootAPI:t0"]
-    assert plain["/World/j2"]["apiSchemas"] == ["PhysxJointAxisAPI:angular", "PhysxMimicJointAPI:rotZ",
-                                               "PhysxTendonAxisAPI:t0"]
-    assert set(plain["/World/d6"]["apiSchemas"]) == {"PhysicsLimitAPI:transX", "PhysicsLimitAPI:transY",
-                                                     "PhysicsLimitAPI:transZ", "PhysicsLimitAPI:rotZ",
-                                                     "PhysicsLimitAPI:rotX", "PhysicsJointStateAPI:rotX",
-                                                     "PhysicsDriveAPI:rotY"}
+    assert plain["/World/j1"]["apiSchemas"] == [
+        "PhysicsJointStateAPI:angular",
+        "PhysicsDriveAPI:angular",
+        "PhysxDrivePerformanceEnvelopeAPI:angular",
+        "PhysxJointAPI",
+        "PhysxTendonAxisRootAPI:t0",
+    ]
+    assert plain["/World/j2"]["apiSchemas"] == [
+        "PhysxJointAxisAPI:angular",
+        "PhysxMimicJointAPI:rotZ",
+        "PhysxTendonAxisAPI:t0",
+    ]
+    assert set(plain["/World/d6"]["apiSchemas"]) == {
+        "PhysicsLimitAPI:transX",
+        "PhysicsLimitAPI:transY",
+        "PhysicsLimitAPI:transZ",
+        "PhysicsLimitAPI:rotZ",
+        "PhysicsLimitAPI:rotX",
+        "PhysicsJointStateAPI:rotX",
+        "PhysicsDriveAPI:rotY",
+    }
     assert plain["/World/scene"]["apiSchemas"] == ["PhysxSceneAPI"]
     assert "PhysxTendonAttachmentRootAPI:r" in plain["/World/b0"]["apiSchemas"]
     assert "PhysxTendonAttachmentLeafAPI:l" in plain["/World/b2"]["apiSchemas"]
@@ -101,10 +114,12 @@ def test_plain_usd_core_reads_stage_unit_values(plain):
     assert value(plain, j1, "drive:angular:physics:targetPosition") == approx(14.32394487827058)  # 0.25 rad
     assert value(plain, j1, "drive:angular:physics:type", "token", uniform=True) == "force"
     assert value(plain, j1, "physxDrivePerformanceEnvelope:angular:maxActuatorVelocity") == approx(171.88733853924697)
-    assert value(plain, j1, "physxDrivePerformanceEnvelope:angular:velocityDependentResistance") == \
-        approx(34906.58503988659)  # 0.2 N m s/rad -> per deg/s
-    assert value(plain, j1, "physxDrivePerformanceEnvelope:angular:speedEffortGradient") == \
-        approx(5.7295779513082324e-08)  # 0.01 rad/s/(N m)
+    assert value(plain, j1, "physxDrivePerformanceEnvelope:angular:velocityDependentResistance") == approx(
+        34906.58503988659
+    )  # 0.2 N m s/rad -> per deg/s
+    assert value(plain, j1, "physxDrivePerformanceEnvelope:angular:speedEffortGradient") == approx(
+        5.7295779513082324e-08
+    )  # 0.01 rad/s/(N m)
     assert value(plain, j1, "physxJoint:armature") == approx(1e5)  # 0.01 kg m^2 / 1e-7
     assert value(plain, j1, "physxJoint:maxJointVelocity") == approx(114.59155902616465)  # 2 rad/s
     assert value(plain, j1, "physxJoint:jointFriction") == approx(0.1)
@@ -165,24 +180,42 @@ def test_usdart_reads_joint_values_back_in_si(imported):
     assert (j1.position, j1.velocity) == pytest.approx(SI["j1_state"], **rel)
     d = SI["j1_drive"]
     assert not j1.drive.acceleration
-    assert (j1.drive.stiffness, j1.drive.damping, j1.drive.max_force, j1.drive.target_position,
-            j1.drive.target_velocity) == pytest.approx((d["stiffness"], d["damping"], d["max_force"],
-                                                        d["target_position"], d["target_velocity"]), **rel)
+    assert (
+        j1.drive.stiffness,
+        j1.drive.damping,
+        j1.drive.max_force,
+        j1.drive.target_position,
+        j1.drive.target_velocity,
+    ) == pytest.approx(
+        (d["stiffness"], d["damping"], d["max_force"], d["target_position"], d["target_velocity"]), **rel
+    )
     e = SI["j1_envelope"]
-    assert (j1.drive.max_actuator_velocity, j1.drive.velocity_dependent_resistance, j1.drive.speed_effort_gradient) \
-        == pytest.approx((e.max_actuator_velocity, e.velocity_dependent_resistance, e.speed_effort_gradient), **rel)
+    assert (
+        j1.drive.max_actuator_velocity,
+        j1.drive.velocity_dependent_resistance,
+        j1.drive.speed_effort_gradient,
+    ) == pytest.approx((e.max_actuator_velocity, e.velocity_dependent_resistance, e.speed_effort_gradient), **rel)
     assert (j1.armature, j1.max_velocity, j1.friction_coefficient) == pytest.approx((0.01, 2.0, 0.1), **rel)
     j2 = dofs["/World/j2"]
-    assert (j2.armature, j2.static_friction, j2.dynamic_friction, j2.viscous_friction) == \
-        pytest.approx((0.02, 1.0, 0.5, 0.2), **rel)
+    assert (j2.armature, j2.static_friction, j2.dynamic_friction, j2.viscous_friction) == pytest.approx(
+        (0.02, 1.0, 0.5, 0.2), **rel
+    )
     rot_x, rot_y = dofs["/World/d6:rotX"], dofs["/World/d6:rotY"]
     assert (rot_x.lower, rot_x.upper, rot_x.position, rot_x.velocity) == pytest.approx((-0.5, 0.7, 0.2, -0.3), **rel)
-    assert rot_y.drive.acceleration and (rot_y.drive.stiffness, rot_y.drive.damping, rot_y.drive.max_force,
-                                         rot_y.drive.target_position) == pytest.approx((20.0, 2.0, 30.0, -0.4), **rel)
+    assert rot_y.drive.acceleration and (
+        rot_y.drive.stiffness,
+        rot_y.drive.damping,
+        rot_y.drive.max_force,
+        rot_y.drive.target_position,
+    ) == pytest.approx((20.0, 2.0, 30.0, -0.4), **rel)
     slide = dofs["/World/slide"]
     assert (slide.lower, slide.upper, slide.position, slide.velocity) == pytest.approx((-0.05, 0.1, 0.03, 0.2), **rel)
-    assert (slide.drive.stiffness, slide.drive.damping, slide.drive.max_force, slide.drive.target_position) == \
-        pytest.approx((500.0, 5.0, 80.0, 0.04), **rel)
+    assert (
+        slide.drive.stiffness,
+        slide.drive.damping,
+        slide.drive.max_force,
+        slide.drive.target_position,
+    ) == pytest.approx((500.0, 5.0, 80.0, 0.04), **rel)
 
 
 def test_usdart_reads_couplings_and_settings_back_in_si(imported):
@@ -191,44 +224,76 @@ def test_usdart_reads_couplings_and_settings_back_in_si(imported):
     assert art.loop_joints == ["/World/loop"] and art.fixed_base
     (mimic,) = art.mimic_joints
     assert (mimic.dof, mimic.reference_dof) == ("/World/j2", "/World/j1")
-    assert (mimic.gearing, mimic.offset, mimic.natural_frequency, mimic.damping_ratio) == \
-        pytest.approx((-2.0, 0.1, 10.0, 1.0), **rel)
+    assert (mimic.gearing, mimic.offset, mimic.natural_frequency, mimic.damping_ratio) == pytest.approx(
+        (-2.0, 0.1, 10.0, 1.0), **rel
+    )
     assert (art.solver_position_iterations, art.solver_velocity_iterations, art.self_collisions) == (16, 2, False)
     assert (art.sleep_threshold, art.stabilization_threshold) == pytest.approx((1e-3, 2e-3), **rel)
     assert imported.time_step == pytest.approx(1 / 240)
     b1 = imported.description.bodies["/World/b1"]
-    assert (b1.linear_damping, b1.angular_damping, b1.max_linear_velocity, b1.max_angular_velocity,
-            b1.sleep_threshold) == pytest.approx((0.1, 0.2, 5.0, 10.0, 4e-4), **rel)
+    assert (
+        b1.linear_damping,
+        b1.angular_damping,
+        b1.max_linear_velocity,
+        b1.max_angular_velocity,
+        b1.sleep_threshold,
+    ) == pytest.approx((0.1, 0.2, 5.0, 10.0, 4e-4), **rel)
     assert b1.disable_gravity and b1.mass == pytest.approx(1.0)
     b4 = imported.description.bodies["/World/b4"]
     np.testing.assert_allclose(np.r_[b4.linear_velocity, b4.angular_velocity], [0, 0.5, 0, 0, 0, 2.0], rtol=1e-6)
     (tendon,) = art.fixed_tendons
     t = SI["tendon"]
     assert (tendon.root_joint, [a.joint for a in tendon.axes]) == ("/World/j1", ["/World/j1", "/World/j2"])
-    assert (tendon.stiffness, tendon.damping, tendon.limit_stiffness, tendon.offset, tendon.rest_length,
-            tendon.lower_limit, tendon.upper_limit) == pytest.approx(
-        (t["stiffness"], t["damping"], t["limit_stiffness"], t["offset"], t["rest_length"], t["lower_limit"],
-         t["upper_limit"]), **rel)
+    assert (
+        tendon.stiffness,
+        tendon.damping,
+        tendon.limit_stiffness,
+        tendon.offset,
+        tendon.rest_length,
+        tendon.lower_limit,
+        tendon.upper_limit,
+    ) == pytest.approx(
+        (
+            t["stiffness"],
+            t["damping"],
+            t["limit_stiffness"],
+            t["offset"],
+            t["rest_length"],
+            t["lower_limit"],
+            t["upper_limit"],
+        ),
+        **rel,
+    )
     assert [(a.gearing, a.force_coefficient) for a in tendon.axes] == [
-        pytest.approx(ax, **rel) for ax in SI["tendon_axes"]]
+        pytest.approx(ax, **rel) for ax in SI["tendon_axes"]
+    ]
     (spatial,) = art.spatial_tendons
-    assert (spatial.stiffness, spatial.damping, spatial.limit_stiffness, spatial.offset) == \
-        pytest.approx((5.0, 0.5, 1.0, 0.02), **rel)
+    assert (spatial.stiffness, spatial.damping, spatial.limit_stiffness, spatial.offset) == pytest.approx(
+        (5.0, 0.5, 1.0, 0.02), **rel
+    )
     root, mid, leaf = spatial.attachments
     assert [(a.link, a.name, a.parent, a.leaf) for a in spatial.attachments] == [
-        ("/World/b0", "r", -1, False), ("/World/b1", "a", 0, False), ("/World/b2", "l", 1, True)]
-    np.testing.assert_allclose(np.r_[root.local_position, mid.local_position, leaf.local_position],
-                               [0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1], rtol=1e-6)
-    assert (mid.gearing, leaf.gearing, leaf.rest_length, leaf.lower_limit, leaf.upper_limit) == \
-        pytest.approx((2.0, 1.5, 0.5, 0.2, 0.8), **rel)
+        ("/World/b0", "r", -1, False),
+        ("/World/b1", "a", 0, False),
+        ("/World/b2", "l", 1, True),
+    ]
+    np.testing.assert_allclose(
+        np.r_[root.local_position, mid.local_position, leaf.local_position],
+        [0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1],
+        rtol=1e-6,
+    )
+    assert (mid.gearing, leaf.gearing, leaf.rest_length, leaf.lower_limit, leaf.upper_limit) == pytest.approx(
+        (2.0, 1.5, 0.5, 0.2, 0.8), **rel
+    )
 
 
 # ---- 3. a stage in Isaac Sim's syntax imports like the same stage written by usdart.authoring ----------
 def _joint_values(scene):
     art = scene.description.articulations[0]
     dofs = [(d.name, d.lower, d.upper, d.position, d.velocity, d.armature, d.max_velocity, d.drive) for d in art.dofs]
-    mimics = [(m.dof, m.reference_dof, m.gearing, m.offset, m.natural_frequency, m.damping_ratio)
-              for m in art.mimic_joints]
+    mimics = [
+        (m.dof, m.reference_dof, m.gearing, m.offset, m.natural_frequency, m.damping_ratio) for m in art.mimic_joints
+    ]
     return art.root_link, art.fixed_base, dofs, mimics, art.solver_position_iterations, art.solver_velocity_iterations
 
 
@@ -245,7 +310,8 @@ def test_isaac_sim_syntax_imports_like_usdart_authoring(tmp_path):
         assert (a[7] is None) == (b[7] is None)
         if a[7] is not None:
             assert np.array(list(vars(a[7]).values()), float) == pytest.approx(
-                np.array(list(vars(b[7]).values()), float), rel=1e-7)
+                np.array(list(vars(b[7]).values()), float), rel=1e-7
+            )
     assert len(isaac[2]) == len(authored[2]) == 2
     finger = isaac[2][0]
     # independent check of the Isaac file's numbers in SI: 47 deg, 12 deg, 146.46 deg/s, 3 N m/deg
@@ -273,15 +339,23 @@ def test_authoring_writes_isaac_sim_property_syntax(tmp_path):
             if isinstance(prop, Usd.Relationship):
                 assert other.GetTargets() == prop.GetTargets()
                 continue
-            assert (other.GetTypeName(), other.GetVariability()) == (prop.GetTypeName(), prop.GetVariability()), \
-                (path, prop.GetName())
-            assert other.Get() == pytest.approx(prop.Get(), rel=1e-6) if isinstance(prop.Get(), float) \
+            assert (other.GetTypeName(), other.GetVariability()) == (prop.GetTypeName(), prop.GetVariability()), (
+                path,
+                prop.GetName(),
+            )
+            assert (
+                other.Get() == pytest.approx(prop.Get(), rel=1e-6)
+                if isinstance(prop.Get(), float)
                 else other.Get() == prop.Get()
+            )
             checked += 1
     assert checked >= 25
     follower = authored.GetPrimAtPath("/Gripper/Joints/right_outer_knuckle_joint")
     assert follower.GetMetadata("apiSchemas").ApplyOperations([]) == [
-        "PhysxJointAPI", "PhysicsJointStateAPI:angular", "PhysxMimicJointAPI:rotZ"]
+        "PhysxJointAPI",
+        "PhysicsJointStateAPI:angular",
+        "PhysxMimicJointAPI:rotZ",
+    ]
 
 
 # ---- 4. bad requests name the prim -------------------------------------------------------------------------
@@ -304,33 +378,59 @@ def small():
     return st
 
 
-@pytest.mark.parametrize("call, path, words", [
-    (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/weld"), 1.0), "/World/weld", "no degree of freedom"),
-    (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/d6"), 1.0), "/World/d6", "needs axis"),
-    (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/hinge"), 1.0, axis="rotX"), "/World/hinge", "'angular'"),
-    (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/a"), 1.0), "/World/a", "not a physics joint"),
-    (lambda s: A.set_drive(s.GetPrimAtPath("/World/hinge"), -1.0, 0.0), "/World/hinge", "stiffness"),
-    (lambda s: A.set_drive(s.GetPrimAtPath("/World/hinge"), 1.0, 0.0, type="velocity"), "/World/hinge", "type"),
-    (lambda s: A.set_drive_target(s.GetPrimAtPath("/World/hinge"), 1.0), "/World/hinge", "no PhysicsDriveAPI"),
-    (lambda s: A.set_joint_limits(s.GetPrimAtPath("/World/hinge"), 1.0, -1.0), "/World/hinge", "greater"),
-    (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/hinge"), float("nan")), "/World/hinge", "NaN"),
-    (lambda s: A.set_articulation_root(s.GetPrimAtPath("/World/hinge")), "/World/hinge", "world"),
-    (lambda s: A.set_articulation_root(s.GetPrimAtPath("/World/a/geom")), "/World/a/geom", "inside the rigid body"),
-    (lambda s: A.set_articulation_settings(s.GetPrimAtPath("/World"), solver_position_iterations=4), "/World",
-     "PhysicsArticulationRootAPI"),
-    (lambda s: (A.set_articulation_root(s.GetPrimAtPath("/World")), A.set_articulation_root(
-        s.GetPrimAtPath("/World/a"))), "/World/a", "nested"),
-    (lambda s: A.set_mimic_joint(s.GetPrimAtPath("/World/hinge"), s.GetPrimAtPath("/World/hinge"), 1.0),
-     "/World/hinge", "itself"),
-    (lambda s: A.add_fixed_tendon("a:b", A.TendonJoint(s.GetPrimAtPath("/World/hinge"))), "/World/hinge", "':'"),
-    (lambda s: A.add_spatial_tendon_root(s.GetPrimAtPath("/World/hinge"), "t"), "/World/hinge", "rigid bodies"),
-    (lambda s: A.set_joint_properties(s.GetPrimAtPath("/World/hinge"), static_friction=1.0, dynamic_friction=2.0),
-     "/World/hinge", "dynamic friction"),
-    (lambda s: A.set_rigid_body_settings(s.GetPrimAtPath("/World/a"), max_linear_velocity=-1.0), "/World/a",
-     "non-negative"),
-    (lambda s: A.set_joint_properties(s.GetPrimAtPath("/World/d6"), static_friction=1.0, axis="transX"),
-     "/World/d6", "only for the instances"),
-])
+@pytest.mark.parametrize(
+    "call, path, words",
+    [
+        (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/weld"), 1.0), "/World/weld", "no degree of freedom"),
+        (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/d6"), 1.0), "/World/d6", "needs axis"),
+        (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/hinge"), 1.0, axis="rotX"), "/World/hinge", "'angular'"),
+        (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/a"), 1.0), "/World/a", "not a physics joint"),
+        (lambda s: A.set_drive(s.GetPrimAtPath("/World/hinge"), -1.0, 0.0), "/World/hinge", "stiffness"),
+        (lambda s: A.set_drive(s.GetPrimAtPath("/World/hinge"), 1.0, 0.0, type="velocity"), "/World/hinge", "type"),
+        (lambda s: A.set_drive_target(s.GetPrimAtPath("/World/hinge"), 1.0), "/World/hinge", "no PhysicsDriveAPI"),
+        (lambda s: A.set_joint_limits(s.GetPrimAtPath("/World/hinge"), 1.0, -1.0), "/World/hinge", "greater"),
+        (lambda s: A.set_joint_state(s.GetPrimAtPath("/World/hinge"), float("nan")), "/World/hinge", "NaN"),
+        (lambda s: A.set_articulation_root(s.GetPrimAtPath("/World/hinge")), "/World/hinge", "world"),
+        (lambda s: A.set_articulation_root(s.GetPrimAtPath("/World/a/geom")), "/World/a/geom", "inside the rigid body"),
+        (
+            lambda s: A.set_articulation_settings(s.GetPrimAtPath("/World"), solver_position_iterations=4),
+            "/World",
+            "PhysicsArticulationRootAPI",
+        ),
+        (
+            lambda s: (
+                A.set_articulation_root(s.GetPrimAtPath("/World")),
+                A.set_articulation_root(s.GetPrimAtPath("/World/a")),
+            ),
+            "/World/a",
+            "nested",
+        ),
+        (
+            lambda s: A.set_mimic_joint(s.GetPrimAtPath("/World/hinge"), s.GetPrimAtPath("/World/hinge"), 1.0),
+            "/World/hinge",
+            "itself",
+        ),
+        (lambda s: A.add_fixed_tendon("a:b", A.TendonJoint(s.GetPrimAtPath("/World/hinge"))), "/World/hinge", "':'"),
+        (lambda s: A.add_spatial_tendon_root(s.GetPrimAtPath("/World/hinge"), "t"), "/World/hinge", "rigid bodies"),
+        (
+            lambda s: A.set_joint_properties(
+                s.GetPrimAtPath("/World/hinge"), static_friction=1.0, dynamic_friction=2.0
+            ),
+            "/World/hinge",
+            "dynamic friction",
+        ),
+        (
+            lambda s: A.set_rigid_body_settings(s.GetPrimAtPath("/World/a"), max_linear_velocity=-1.0),
+            "/World/a",
+            "non-negative",
+        ),
+        (
+            lambda s: A.set_joint_properties(s.GetPrimAtPath("/World/d6"), static_friction=1.0, axis="transX"),
+            "/World/d6",
+            "only for the instances",
+        ),
+    ],
+)
 def test_bad_requests_raise_authoring_errors_naming_the_prim(small, call, path, words):
     with pytest.raises(AuthoringError) as err:
         call(small)
@@ -349,8 +449,9 @@ def test_friction_after_armature_keeps_the_armature_in_effect(small):
     small.RemovePrim("/World/d6")  # all axes free: not an articulation joint
     UsdPhysics.ArticulationRootAPI.Apply(small.GetPrimAtPath("/World/a"))
     (dof,) = usdart.load(small).description.articulations[0].dofs
-    assert (dof.armature, dof.max_velocity, dof.static_friction, dof.dynamic_friction) == \
-        pytest.approx((0.3, 2.0, 4.0, 3.0), rel=1e-6)
+    assert (dof.armature, dof.max_velocity, dof.static_friction, dof.dynamic_friction) == pytest.approx(
+        (0.3, 2.0, 4.0, 3.0), rel=1e-6
+    )
 
 
 def test_mimic_between_a_slider_and_a_hinge_converts_gearing_units():
@@ -385,20 +486,34 @@ def test_mimic_between_a_slider_and_a_hinge_converts_gearing_units():
 def test_cli_sets_joint_state_and_drive_target_in_place(tmp_path):
     stage = tmp_path / "gear.usda"
     stage.write_text(open(os.path.join(ROOT, "sample_stages", "gear.usda")).read())
-    run = CliRunner().invoke(cli, ["author", "joint-state", str(stage), "/World/revoluteJoint1", "--position", "30",
-                                   "--velocity", "-90", "--degrees"])
+    run = CliRunner().invoke(
+        cli,
+        [
+            "author",
+            "joint-state",
+            str(stage),
+            "/World/revoluteJoint1",
+            "--position",
+            "30",
+            "--velocity",
+            "-90",
+            "--degrees",
+        ],
+    )
     assert run.exit_code == 0, run.output
     edited = Usd.Stage.Open(str(stage))
     j1 = edited.GetPrimAtPath("/World/revoluteJoint1")
     assert j1.GetAttribute("state:angular:physics:position").Get() == pytest.approx(30.0)
     assert j1.GetAttribute("state:angular:physics:velocity").Get() == pytest.approx(-90.0)
     assert sorted(os.listdir(tmp_path)) == ["gear.usda"]  # no temporary file left behind
-    run = CliRunner().invoke(cli, ["author", "drive", str(stage), "/World/revoluteJoint1", "--stiffness", "57.29578",
-                                   "--damping", "0"])
+    run = CliRunner().invoke(
+        cli, ["author", "drive", str(stage), "/World/revoluteJoint1", "--stiffness", "57.29578", "--damping", "0"]
+    )
     assert run.exit_code == 0, run.output
     out = tmp_path / "out.usda"
-    run = CliRunner().invoke(cli, ["author", "drive-target", str(stage), "/World/revoluteJoint1", "--position",
-                                   "0.5", "-o", str(out)])
+    run = CliRunner().invoke(
+        cli, ["author", "drive-target", str(stage), "/World/revoluteJoint1", "--position", "0.5", "-o", str(out)]
+    )
     assert run.exit_code == 0, run.output
     edited = Usd.Stage.Open(str(out))
     drive = UsdPhysics.DriveAPI(edited.GetPrimAtPath("/World/revoluteJoint1"), "angular")
@@ -410,10 +525,12 @@ def test_cli_errors_are_one_line_exit_2(tmp_path):
     stage = tmp_path / "gear.usda"
     original = open(os.path.join(ROOT, "sample_stages", "gear.usda")).read()
     stage.write_text(original)
-    for args in (["joint-state", str(stage), "/World/nope", "--position", "1"],
-                 ["drive-target", str(stage), "/World/revoluteJoint1", "--position", "1"],
-                 ["articulation-root", str(stage), "/World/revoluteJoint0"],
-                 ["joint-state", str(tmp_path / "missing.usda"), "/World/revoluteJoint1", "--position", "1"]):
+    for args in (
+        ["joint-state", str(stage), "/World/nope", "--position", "1"],
+        ["drive-target", str(stage), "/World/revoluteJoint1", "--position", "1"],
+        ["articulation-root", str(stage), "/World/revoluteJoint0"],
+        ["joint-state", str(tmp_path / "missing.usda"), "/World/revoluteJoint1", "--position", "1"],
+    ):
         run = CliRunner().invoke(cli, ["author", *args])
         assert run.exit_code == 2, (args, run.output)
         assert run.output.startswith("usdart: error: ") and run.output.count("\n") == 1, run.output

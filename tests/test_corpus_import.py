@@ -1,4 +1,5 @@
 """Real robots converted to USD (tests/data, from ../shared/corpus) import as their sources define them."""
+
 import json
 import os
 
@@ -8,8 +9,11 @@ import pytest
 import usdart
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-ROBOTS = [("panda", "panda.usda", "ref_fixed.json"), ("ant", "ant.usda", "ref_fixed.json"),
-          ("ant_free", "ant_free.usda", "ref_floating.json")]
+ROBOTS = [
+    ("panda", "panda.usda", "ref_fixed.json"),
+    ("ant", "ant.usda", "ref_fixed.json"),
+    ("ant_free", "ant_free.usda", "ref_floating.json"),
+]
 
 
 @pytest.fixture(scope="module", params=ROBOTS, ids=[r[0] for r in ROBOTS])

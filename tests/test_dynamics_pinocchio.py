@@ -5,6 +5,7 @@ random states to 1e-9 relative: link poses, mass matrix, gravity, nonlinear effe
 Jacobians, centroidal momentum. The corpus reference arrays (Pinocchio on the original URDF/MJCF) are
 checked too, at the float32 precision with which the USD files store joint frames.
 """
+
 from __future__ import annotations
 
 import json
@@ -109,8 +110,11 @@ def test_live_pinocchio_agreement(robot, seed):
     tau = np.concatenate([np.zeros(art.model.n_root), cache.joint_force])
     a_pin = pin.aba(pm, pd, q, v_pin, twin.to_pin(np.linalg.solve(T.T, tau)))
     nudot = np.linalg.solve(T, twin.from_pin(a_pin) - root_acc_bias(art.model, art.state.root_quat[0], nu))
-    ours = np.concatenate([cache.root_linear_acceleration, cache.root_angular_acceleration, qdd]) \
-        if art.model.n_root else qdd
+    ours = (
+        np.concatenate([cache.root_linear_acceleration, cache.root_angular_acceleration, qdd])
+        if art.model.n_root
+        else qdd
+    )
     close(ours, nudot)
 
     # Jacobians at link COMs, world axes
@@ -120,7 +124,7 @@ def test_live_pinocchio_agreement(robot, seed):
     first = 0 if art.model.n_root else 1
     for i in range(first, art.model.n_links):
         J_pin = twin.from_pin(pin.getFrameJacobian(pm, pd, pm.getFrameId(f"com{i}"), pin.LOCAL_WORLD_ALIGNED))
-        close(cache.dense_jacobian[6 * (i - first):6 * (i - first) + 6], J_pin @ T)
+        close(cache.dense_jacobian[6 * (i - first) : 6 * (i - first) + 6], J_pin @ T)
 
     if art.model.n_root:  # centroidal momentum matrix and bias
         A, hbias = art.compute_centroidal_momentum_matrix(cache)
@@ -169,7 +173,7 @@ def test_corpus_reference_arrays(name):
     for s in range(arrays["q_joints"].shape[0]):
         cache.joint_position[:] = arrays["q_joints"][s, ref_col]
         nu = np.zeros(m.n_root + m.n_dofs)
-        nu[m.n_root:] = arrays["qd_joints"][s, ref_col]
+        nu[m.n_root :] = arrays["qd_joints"][s, ref_col]
         if m.n_root:
             R = quat_to_matrix(arrays["base_quat_wxyz"][s])
             cache.root_transform[:] = np.concatenate([arrays["base_pos"][s], arrays["base_quat_wxyz"][s]])
@@ -177,7 +181,7 @@ def test_corpus_reference_arrays(name):
             nu[:3] = R @ (v_body - np.cross(m.com[0], w_body))
             nu[3:6] = R @ w_body
             cache.root_linear_velocity[:], cache.root_angular_velocity[:] = nu[:3], nu[3:6]
-        cache.joint_velocity[:] = nu[m.n_root:]
+        cache.joint_velocity[:] = nu[m.n_root :]
         art.apply_cache(cache, CacheFlag.ALL)
         T = root_map(m, art.state.root_quat[0])
         sub = np.ix_(perm, perm)
@@ -193,8 +197,13 @@ def test_corpus_reference_arrays(name):
         # forward dynamics under the reference torques
         cache.joint_force[:] = arrays["tau_joints"][s, ref_col]
         qdd = art.compute_joint_acceleration(cache)
-        close(qdd, arrays["qdd"][s][perm][m.n_root:] if not m.n_root else
-              np.linalg.solve(T, arrays["qdd"][s][perm] - bias_pin)[m.n_root:], rel=DYNAMICS_F32)
+        close(
+            qdd,
+            arrays["qdd"][s][perm][m.n_root :]
+            if not m.n_root
+            else np.linalg.solve(T, arrays["qdd"][s][perm] - bias_pin)[m.n_root :],
+            rel=DYNAMICS_F32,
+        )
         # link frames
         poses = art.link_transforms()
         for f, frame in enumerate(ref["body_frames"]):
@@ -206,7 +215,7 @@ def test_corpus_reference_arrays(name):
         first = 0 if m.n_root else 1
         for f, frame in enumerate(ref["jacobian_frames"]):
             i = link_names.index(frame)
-            J = cache.dense_jacobian[6 * (i - first):6 * (i - first) + 6].copy()
+            J = cache.dense_jacobian[6 * (i - first) : 6 * (i - first) + 6].copy()
             offset = poses[i, :3] - (poses[i, :3] + quat_to_matrix(poses[i, 3:]) @ m.com[i])
             J[:3] -= np.cross(offset, J[3:].T).T
             close(J, arrays["J"][s, f][:, perm] @ T, rel=KINEMATICS_F32)

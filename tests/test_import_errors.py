@@ -1,12 +1,13 @@
 """Bad input: a clear error naming the prim path; the CLI prints one line and exits with code 2."""
+
 import math
 
 import pytest
+from builders import body, chain, new_stage, root_api, set_attr
 from click.testing import CliRunner
 from pxr import Gf, Sdf, UsdPhysics
 
 import usdart
-from builders import body, chain, new_stage, root_api, set_attr
 from usdart.app.cli import main
 
 

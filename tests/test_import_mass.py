@@ -1,12 +1,13 @@
 """Body mass from MassAPI or from colliders and density, against closed-form values (DESIGN.md rule 9)."""
+
 import math
 
 import numpy as np
 import pytest
+from builders import body, new_stage, root_api
 from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
 
 import usdart
-from builders import body, new_stage, root_api
 
 
 def one_body(stage, make_collider, **body_kw):
@@ -26,6 +27,7 @@ def cube(size):
         c = UsdGeom.Cube.Define(st, path)
         c.CreateSizeAttr(size)
         return c
+
     return make
 
 
@@ -33,7 +35,7 @@ def test_cube_default_density():
     st = new_stage()
     one_body(st, cube(0.2))
     b = imported(st)
-    m = 1000 * 0.2 ** 3
+    m = 1000 * 0.2**3
     assert b.mass == pytest.approx(m)
     np.testing.assert_allclose(b.inertia, np.eye(3) * m * (0.04 + 0.04) / 12, rtol=1e-12)
 
@@ -41,8 +43,8 @@ def test_cube_default_density():
 def test_sphere_capsule_cylinder_cone_along_axes():
     r, h = 0.1, 0.4
     cases = {
-        "sphere": (lambda st, p: UsdGeom.Sphere.Define(st, p), 4 / 3 * math.pi * r ** 3),
-        "capsule": (UsdGeom.Capsule.Define, math.pi * r * r * h + 4 / 3 * math.pi * r ** 3),
+        "sphere": (lambda st, p: UsdGeom.Sphere.Define(st, p), 4 / 3 * math.pi * r**3),
+        "capsule": (UsdGeom.Capsule.Define, math.pi * r * r * h + 4 / 3 * math.pi * r**3),
         "cylinder": (UsdGeom.Cylinder.Define, math.pi * r * r * h),
         "cone": (UsdGeom.Cone.Define, math.pi * r * r * h / 3),
     }
@@ -57,6 +59,7 @@ def test_sphere_capsule_cylinder_cone_along_axes():
                     g.CreateHeightAttr(h)
                     g.CreateAxisAttr(axis)
                 return g
+
             one_body(st, make)
             b = imported(st)
             m = 1000 * volume
@@ -68,7 +71,7 @@ def test_sphere_capsule_cylinder_cone_along_axes():
                 i_axis, i_perp = 0.3 * m * r * r, m * (3 / 80) * (4 * r * r + h * h)
                 assert b.com[k] == pytest.approx(-h / 4)
             elif name == "capsule":
-                mc, ms = 1000 * math.pi * r * r * h, 1000 * 4 / 3 * math.pi * r ** 3
+                mc, ms = 1000 * math.pi * r * r * h, 1000 * 4 / 3 * math.pi * r**3
                 i_axis = mc * r * r / 2 + ms * 2 * r * r / 5
                 i_perp = mc * (3 * r * r + h * h) / 12 + ms * (2 * r * r / 5 + h * h / 4 + 3 * h * r / 8)
             else:
@@ -89,6 +92,7 @@ def test_convex_mesh_cube_and_offset_collider():
         m.CreateFaceVertexIndicesAttr(faces)
         m.AddTranslateOp().Set(Gf.Vec3d(2, 0, 0))
         return m
+
     for approximation in ("none", "convexHull"):
         st = new_stage()
         _, collider = one_body(st, mesh)
@@ -152,6 +156,7 @@ def test_authored_com_and_principal_axes():
 
 def test_convex_hull_of_cloud_equals_enclosing_cube_and_sphere_volume_converges():
     from usdart.usd.importer.shape_mass import closed_triangle_mesh, convex_hull
+
     rng = np.random.default_rng(3)
     corners = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 2) for z in (-1, 1)], float)
     cloud = np.vstack([rng.uniform([-1, -1, -1], [1, 2, 1], size=(3000, 3)), corners])

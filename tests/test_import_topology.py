@@ -1,11 +1,12 @@
 """Articulation root rules, components, eccentricity, loops and reversed joints (DESIGN.md rules 1-6)."""
+
 import math
 
 import numpy as np
 import pytest
+from builders import apply, body, chain, joint, new_stage, root_api, set_attr
 
 import usdart
-from builders import apply, body, chain, joint, new_stage, root_api, set_attr
 
 
 def fixed_arm(stage, root="/World/arm"):
@@ -151,8 +152,11 @@ def reversed_pair(reverse: bool):
     body(st, "/World/arm", pos=(1, 0, 0))
     joint(st, "/World/fix", None, "/World/base", kind="fixed")
     root_api(st, "/World/fix")
-    b0, b1, lp0, lp1 = ("/World/arm", "/World/base", (-0.5, 0, 0), (0.5, 0, 0)) if reverse else \
-        ("/World/base", "/World/arm", (0.5, 0, 0), (-0.5, 0, 0))
+    b0, b1, lp0, lp1 = (
+        ("/World/arm", "/World/base", (-0.5, 0, 0), (0.5, 0, 0))
+        if reverse
+        else ("/World/base", "/World/arm", (0.5, 0, 0), (-0.5, 0, 0))
+    )
     j = joint(st, "/World/hinge", b0, b1, lp0=lp0, lp1=lp1)
     j.GetAttribute("physics:lowerLimit").Set(-10.0) if j.HasAttribute("physics:lowerLimit") else None
     set_attr(j, "physics:lowerLimit", -10.0)

@@ -1,12 +1,13 @@
 """Unit conversion to SI/radians and reading of every articulation attribute (DESIGN.md rules 7-10)."""
+
 import math
 
 import numpy as np
 import pytest
+from builders import apply, body, joint, new_stage, root_api, set_attr
 from pxr import Gf, Sdf, UsdPhysics
 
 import usdart
-from builders import apply, body, joint, new_stage, root_api, set_attr
 
 DEG = math.pi / 180
 
@@ -141,8 +142,9 @@ def test_newton_joint_attributes_and_physx_precedence():
     set_attr(j, "newton:friction", 0.7)
     set_attr(j, "newton:velocityLimit", 180.0)
     d = dof_of(st)
-    assert (d.armature, d.passive_damping, d.static_friction, d.max_velocity) == \
-        pytest.approx((0.3, 0.1 / DEG, 0.7, math.pi))
+    assert (d.armature, d.passive_damping, d.static_friction, d.max_velocity) == pytest.approx(
+        (0.3, 0.1 / DEG, 0.7, math.pi)
+    )
     apply(j, "PhysxJointAPI")
     set_attr(j, "physxJoint:armature", 0.9)
     d = dof_of(st)
@@ -161,13 +163,20 @@ def test_spherical_joint_dofs_turned_to_the_axis_and_cone_limits():
     assert not jd.dofs[0].limited and not jd.dofs[2].limited
     # USD axis Y becomes the joint frame's X axis
     from usdart.core.frames import quat_to_matrix
+
     np.testing.assert_allclose(quat_to_matrix(jd.frame0.orientation) @ [1, 0, 0], [0, 1, 0], atol=1e-12)
 
 
-@pytest.mark.parametrize("free,expected", [
-    ((), []), (("rotX",), ["rotX"]), (("rotY", "rotZ"), ["rotY", "rotZ"]),
-    (("rotX", "rotY", "rotZ"), ["rotX", "rotY", "rotZ"]), (("transY",), ["transY"]),
-])
+@pytest.mark.parametrize(
+    "free,expected",
+    [
+        ((), []),
+        (("rotX",), ["rotX"]),
+        (("rotY", "rotZ"), ["rotY", "rotZ"]),
+        (("rotX", "rotY", "rotZ"), ["rotX", "rotY", "rotZ"]),
+        (("transY",), ["transY"]),
+    ],
+)
 def test_d6_joint_dofs_from_limits(free, expected):
     st, j = hinge_stage(kind="d6")
     for axis in ("transX", "transY", "transZ", "rotX", "rotY", "rotZ"):

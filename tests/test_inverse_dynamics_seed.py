@@ -4,6 +4,7 @@ The pendulum: 1 kg, centre of mass d = 1 m from the pivot, inertia about the COM
 joint about Z at the pivot. Angle 0 points the pendulum up along +Y; gravity is 10 m/s^2 along -Y.
 USD stores diagonal inertia as float32, so results involving 1/3 agree to float32 precision (F32).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -111,7 +112,7 @@ def test_double_pendulum_centrifugal_torque():
     torque = art.compute_coriolis_compensation(cache)
     # link 2's COM (point mass at distance l from joint 1, perpendicular to link 1) circles the pivot:
     # holding it needs m w^2 * l * l about joint 1, and no torque at joint 0 (force through the pivot)
-    assert torque[1] == pytest.approx(1.0 * 1.0 ** 2 * length * length, rel=1e-12)
+    assert torque[1] == pytest.approx(1.0 * 1.0**2 * length * length, rel=1e-12)
     assert torque[0] == pytest.approx(0.0, abs=1e-12)
     # with gravity compensation added, the forward dynamics gives zero accelerations
     gravity = art.compute_generalized_gravity_force(cache)

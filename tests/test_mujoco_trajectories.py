@@ -9,11 +9,12 @@ The stages are edited in memory only, in the session layer: joint limits, veloci
 finger mimic joint are blocked or disabled (the references disable limits and equalities); `ideal` also
 blocks the ant's passive damping. Unlimited revolute joints wrap to (-pi, pi], so angles compare wrapped.
 """
+
 from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import mujoco
@@ -27,8 +28,11 @@ from usdart import CacheFlag
 from usdart.core.frames import quat_to_matrix
 
 DATA = Path(__file__).parent / "data"
-ROBOTS = {"panda": ("panda/panda.usda", "panda/ref_fixed"), "ant": ("ant/ant.usda", "ant/ref_fixed"),
-          "ant_free": ("ant_free/ant_free.usda", "ant_free/ref_floating")}
+ROBOTS = {
+    "panda": ("panda/panda.usda", "panda/ref_fixed"),
+    "ant": ("ant/ant.usda", "ant/ref_fixed"),
+    "ant_free": ("ant_free/ant_free.usda", "ant_free/ref_floating"),
+}
 DT, FRAME_STEPS, FRAMES = 1e-3, 10, 100  # frames every 10 ms, 1 s
 
 # RK4 against the stored trajectories, max |error| over the 101 frames (measured):
@@ -45,13 +49,15 @@ RK4_JOINTS, RK4_BASE_POS, RK4_BASE_ROT = 1e-6, 1e-9, 1e-7
 # root too while its COM is at the link origin, as the ant's: with an offset COM usdart moves the COM and
 # MuJoCo the origin, which differ by O(dt) in the root translation only). RK4 <= 3e-14 on the fixed bases;
 # on the floating base 2.8e-11 joints, 1.9e-11 m, 1.5e-8 rad (the angular-velocity averaging above).
-LIVE = {"euler": dict(joints=1e-12, base_pos=1e-12, base_rot=1e-12),
-        "rk4": dict(joints=1e-9, base_pos=1e-9, base_rot=1e-7)}
+LIVE = {
+    "euler": dict(joints=1e-12, base_pos=1e-12, base_rot=1e-12),
+    "rk4": dict(joints=1e-9, base_pos=1e-9, base_rot=1e-7),
+}
 TWIN_F32 = 1e-7  # twin vs stored MuJoCo M, bias, qacc: measured 2.0e-8 relative (Panda), 1.2e-9 (ant)
 PANDA_DAMPING = {"revolute": 2.0, "prismatic": 5.0}  # N m s / rad, N s / m, set on both sides for Euler
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference(name):
     ref = ROBOTS[name][1]
     return json.loads((DATA / f"{ref}.json").read_text()), dict(np.load(DATA / f"{ref}.npz"))
@@ -168,9 +174,11 @@ def test_twin_matches_stored_mujoco_dynamics(name):
         data.qfrc_applied[ours_v] = arrays["mj_tau"][s, ref_v]
         mujoco.mj_forward(model, data)
         M = full_mass_matrix(model, data)[np.ix_(ours_v, ours_v)]
-        for ours, ref in ((M, arrays["mj_M"][s][np.ix_(ref_v, ref_v)]),
-                          (data.qfrc_bias[ours_v], arrays["mj_nle"][s, ref_v]),
-                          (data.qacc[ours_v], arrays["mj_qacc"][s, ref_v])):
+        for ours, ref in (
+            (M, arrays["mj_M"][s][np.ix_(ref_v, ref_v)]),
+            (data.qfrc_bias[ours_v], arrays["mj_nle"][s, ref_v]),
+            (data.qacc[ours_v], arrays["mj_qacc"][s, ref_v]),
+        ):
             assert np.abs(ours - ref).max() <= TWIN_F32 * np.abs(ref).max(), np.abs(ours - ref).max()
 
 

@@ -1,4 +1,5 @@
 """The bundled sample stages import as the seeds describe them, through `usdart inspect --json`."""
+
 import json
 import math
 import os
@@ -51,7 +52,7 @@ def test_gear_mimic_joint_and_sphere_masses():
     (art,) = summary["articulations"]
     (mimic,) = art["mimic_joints"]
     assert mimic["gearing"] == pytest.approx(5.0) and mimic["reference_dof"] == "/World/revoluteJoint1"
-    sphere = 1000 * 4 / 3 * math.pi * 0.05 ** 3
+    sphere = 1000 * 4 / 3 * math.pi * 0.05**3
     masses = dict(zip(art["links"], art["link_masses"]))
     assert masses["/World/rigidBody0"] == pytest.approx(sphere) and masses["/World/rigidBody1"] == pytest.approx(sphere)
 

@@ -1,5 +1,6 @@
 """The PhysX schema plugin: what usd-core serves from it equals the reference table, it is registered on
 `import usdart` unless a PhysX schema is already loaded, and the importer gives identical results without it."""
+
 import json
 import os
 import subprocess
@@ -7,10 +8,10 @@ import sys
 import textwrap
 
 import pytest
+from authored_stage import ISAAC_STAGE, authored_gripper, build
 from pxr import Plug, Sdf, Usd, UsdValidation
 
 import usdart
-from authored_stage import ISAAC_STAGE, authored_gripper, build
 from usdart.usd.importer import usd_values
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,8 +50,10 @@ def test_check_script_reports_a_wrong_plugin(tmp_path):
     for name in os.listdir(source):
         text = open(os.path.join(source, name)).read()
         if name == "generatedSchema.usda":
-            text = text.replace("float physxMimicJoint:__INSTANCE_NAME__:gearing = 1 ",
-                                "float physxMimicJoint:__INSTANCE_NAME__:gearing = 2 ")
+            text = text.replace(
+                "float physxMimicJoint:__INSTANCE_NAME__:gearing = 1 ",
+                "float physxMimicJoint:__INSTANCE_NAME__:gearing = 2 ",
+            )
             text = text.replace("float physxJoint:armature = 0", "double physxJoint:armature = 0")
         (tmp_path / name).write_text(text)
     done = run([os.path.join("scripts", "check_schema_plugin.py"), "--plugin-dir", str(tmp_path)])
@@ -66,13 +69,15 @@ def test_generated_files_are_current_with_the_schema_source():
 
 def test_generated_schema_text_is_usdgenschema_shaped():
     text = open(os.path.join(ROOT, "usdart", "data", "schema_plugin", "generatedSchema.usda")).read()
-    for line in ('class "PhysicsJointStateAPI" (',
-                 "    float state:__INSTANCE_NAME__:physics:position = 0 (",
-                 "    float physxMimicJoint:__INSTANCE_NAME__:naturalFrequency = 0 (",
-                 '    uniform token physxMimicJoint:__INSTANCE_NAME__:referenceJointAxis = "rotX" (',
-                 "    rel physxMimicJoint:__INSTANCE_NAME__:referenceJoint (",
-                 '    apiSchemas = ["PhysxTendonAxisAPI:__INSTANCE_NAME__"]',
-                 '            string userDocBrief = "The joint that shall be mimicked."'):
+    for line in (
+        'class "PhysicsJointStateAPI" (',
+        "    float state:__INSTANCE_NAME__:physics:position = 0 (",
+        "    float physxMimicJoint:__INSTANCE_NAME__:naturalFrequency = 0 (",
+        '    uniform token physxMimicJoint:__INSTANCE_NAME__:referenceJointAxis = "rotX" (',
+        "    rel physxMimicJoint:__INSTANCE_NAME__:referenceJoint (",
+        '    apiSchemas = ["PhysxTendonAxisAPI:__INSTANCE_NAME__"]',
+        '            string userDocBrief = "The joint that shall be mimicked."',
+    ):
         assert line + "\n" in text, line
     info = open(os.path.join(ROOT, "usdart", "data", "schema_plugin", "plugInfo.json")).read()
     types = json.loads("\n".join(x for x in info.splitlines() if not x.startswith("#")))["Plugins"][0]["Info"]["Types"]
@@ -85,16 +90,33 @@ def test_import_registers_plugin_and_usd_core_knows_the_schemas():
     assert usdart.usd.schema_plugin.status().registered
     stage = Usd.Stage.CreateInMemory()
     joint = stage.DefinePrim("/Joint", "PhysicsRevoluteJoint")
-    for token in ("PhysxMimicJointAPI:rotZ", "PhysicsJointStateAPI:angular", "PhysxJointAPI",
-                  "PhysxTendonAxisRootAPI:t0"):
+    for token in (
+        "PhysxMimicJointAPI:rotZ",
+        "PhysicsJointStateAPI:angular",
+        "PhysxJointAPI",
+        "PhysxTendonAxisRootAPI:t0",
+    ):
         joint.AddAppliedSchema(token)
     assert joint.HasAPI("PhysxMimicJointAPI", "rotZ") and joint.HasAPI("PhysxJointAPI")
     assert joint.HasAPI("PhysxTendonAxisAPI", "t0")  # built into the tendon root API
-    assert joint.GetAppliedSchemas() == ["PhysxMimicJointAPI:rotZ", "PhysicsJointStateAPI:angular", "PhysxJointAPI",
-                                         "PhysxTendonAxisRootAPI:t0", "PhysxTendonAxisAPI:t0"]
-    fallbacks = {p["name"].format(instance=i): p["default"] for s, i in (("PhysxMimicJointAPI", "rotZ"),
-                 ("PhysicsJointStateAPI", "angular"), ("PhysxJointAPI", None), ("PhysxTendonAxisRootAPI", "t0"))
-                 for p in SCHEMAS[s]["properties"] if p["type"] != "rel" and p.get("default") is not None}
+    assert joint.GetAppliedSchemas() == [
+        "PhysxMimicJointAPI:rotZ",
+        "PhysicsJointStateAPI:angular",
+        "PhysxJointAPI",
+        "PhysxTendonAxisRootAPI:t0",
+        "PhysxTendonAxisAPI:t0",
+    ]
+    fallbacks = {
+        p["name"].format(instance=i): p["default"]
+        for s, i in (
+            ("PhysxMimicJointAPI", "rotZ"),
+            ("PhysicsJointStateAPI", "angular"),
+            ("PhysxJointAPI", None),
+            ("PhysxTendonAxisRootAPI", "t0"),
+        )
+        for p in SCHEMAS[s]["properties"]
+        if p["type"] != "rel" and p.get("default") is not None
+    }
     assert len(fallbacks) == 18
     for name, expected in fallbacks.items():
         got = joint.GetAttribute(name).Get()
@@ -102,8 +124,10 @@ def test_import_registers_plugin_and_usd_core_knows_the_schemas():
         expected = float(expected) if expected in ("inf", "-inf") else expected
         assert got == pytest.approx(expected, rel=1e-7) if not isinstance(expected, str) else got == expected, name
     definition = Usd.SchemaRegistry().FindAppliedAPIPrimDefinition("PhysxMimicJointAPI")
-    assert definition.GetPropertyDocumentation("physxMimicJoint:__INSTANCE_NAME__:referenceJoint") == \
-        "The joint that shall be mimicked."
+    assert (
+        definition.GetPropertyDocumentation("physxMimicJoint:__INSTANCE_NAME__:referenceJoint")
+        == "The joint that shall be mimicked."
+    )
 
 
 def test_importer_defaults_equal_the_registered_fallbacks():
@@ -137,10 +161,27 @@ def test_importer_defaults_equal_the_registered_fallbacks():
 
 
 # ---- not registered beside another PhysX schema, or when disabled ----------------------------------------------
-FAKE_PHYSX_INFO = {"Plugins": [{"Info": {"Types": {"PhysxSchemaPhysxMimicJointAPI": {
-    "alias": {"UsdSchemaBase": "PhysxMimicJointAPI"}, "autoGenerated": True, "bases": ["UsdAPISchemaBase"],
-    "schemaKind": "multipleApplyAPI"}}}, "LibraryPath": "", "Name": "NAME", "ResourcePath": ".", "Root": ".",
-    "Type": "resource"}]}
+FAKE_PHYSX_INFO = {
+    "Plugins": [
+        {
+            "Info": {
+                "Types": {
+                    "PhysxSchemaPhysxMimicJointAPI": {
+                        "alias": {"UsdSchemaBase": "PhysxMimicJointAPI"},
+                        "autoGenerated": True,
+                        "bases": ["UsdAPISchemaBase"],
+                        "schemaKind": "multipleApplyAPI",
+                    }
+                }
+            },
+            "LibraryPath": "",
+            "Name": "NAME",
+            "ResourcePath": ".",
+            "Root": ".",
+            "Type": "resource",
+        }
+    ]
+}
 FAKE_PHYSX_SCHEMA = """#usda 1.0
 
 class "PhysxMimicJointAPI"
@@ -162,10 +203,13 @@ PROBE = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("plugin_name, expected_reason", [
-    ("physxSchema", "not needed: plugin 'physxSchema' is registered"),
-    ("vendorPhysics", "not needed: plugin 'vendorPhysics' defines PhysxMimicJointAPI"),
-])
+@pytest.mark.parametrize(
+    "plugin_name, expected_reason",
+    [
+        ("physxSchema", "not needed: plugin 'physxSchema' is registered"),
+        ("vendorPhysics", "not needed: plugin 'vendorPhysics' defines PhysxMimicJointAPI"),
+    ],
+)
 def test_not_registered_when_a_physx_schema_is_already_loaded(tmp_path, plugin_name, expected_reason):
     info = json.loads(json.dumps(FAKE_PHYSX_INFO).replace('"NAME"', f'"{plugin_name}"'))
     if plugin_name != "physxSchema":  # another vendor's type name: found by its schema name
@@ -180,8 +224,9 @@ def test_not_registered_when_a_physx_schema_is_already_loaded(tmp_path, plugin_n
 
 def test_disabled_by_environment_variable():
     done = run(["-c", PROBE], env={"USDART_NO_SCHEMA_PLUGIN": "1"}, check=True)
-    assert json.loads(done.stdout) == dict(registered=False, reason="disabled by USDART_NO_SCHEMA_PLUGIN",
-                                           gearing=None, joint_api=False)
+    assert json.loads(done.stdout) == dict(
+        registered=False, reason="disabled by USDART_NO_SCHEMA_PLUGIN", gearing=None, joint_api=False
+    )
 
 
 # ---- the importer does not depend on it --------------------------------------------------------------------------
@@ -215,9 +260,12 @@ def test_importer_gives_identical_descriptions_with_and_without_the_plugin(tmp_p
     stages = {"authored.usda": build(), "gripper_authored.usda": authored_gripper()}
     for name, stage in stages.items():
         stage.GetRootLayer().Export(str(tmp_path / name))
-    paths = [str(isaac), *(str(tmp_path / n) for n in stages),
-             *sorted(os.path.join(SAMPLES, n) for n in os.listdir(SAMPLES)),
-             os.path.join(ROOT, "tests", "data", "panda", "panda.usda")]
+    paths = [
+        str(isaac),
+        *(str(tmp_path / n) for n in stages),
+        *sorted(os.path.join(SAMPLES, n) for n in os.listdir(SAMPLES)),
+        os.path.join(ROOT, "tests", "data", "panda", "panda.usda"),
+    ]
     with_plugin = json.loads(run(["-c", DUMP, *paths], check=True).stdout)
     without = json.loads(run(["-c", DUMP, *paths], env={"USDART_NO_SCHEMA_PLUGIN": "1"}, check=True).stdout)
     assert with_plugin.pop("registered") is True and without.pop("registered") is False
@@ -252,8 +300,12 @@ def test_authored_and_sample_stages_are_validator_clean_and_schema_typed():
     for stage in stages:
         assert [e.GetMessage() for e in validators.Validate(stage)] == [], stage.GetRootLayer().identifier
         assert _schema_type_mismatches(stage) == [], stage.GetRootLayer().identifier
-        checked += sum(1 for p in stage.Traverse() for a in p.GetAuthoredAttributes()
-                       if p.GetPrimDefinition().GetAttributeDefinition(a.GetName()))
+        checked += sum(
+            1
+            for p in stage.Traverse()
+            for a in p.GetAuthoredAttributes()
+            if p.GetPrimDefinition().GetAttributeDefinition(a.GetName())
+        )
     assert checked > 300
     wrong = build()  # control: a double where the schema declares float is caught
     joint = wrong.GetRootLayer().GetPrimAtPath("/World/j1")
@@ -264,9 +316,11 @@ def test_authored_and_sample_stages_are_validator_clean_and_schema_typed():
 
 def test_plugin_folder_is_a_standalone_usd_plugin():
     """PXR_PLUGINPATH_NAME pointed at the packaged folder works for any usd-core process (no usdart import)."""
-    code = ("from pxr import Usd; import sys; "
-            "print(Usd.SchemaRegistry().FindAppliedAPIPrimDefinition('PhysxJointAxisAPI') is not None, "
-            "'usdart' in sys.modules)")
+    code = (
+        "from pxr import Usd; import sys; "
+        "print(Usd.SchemaRegistry().FindAppliedAPIPrimDefinition('PhysxJointAxisAPI') is not None, "
+        "'usdart' in sys.modules)"
+    )
     done = run(["-c", code], env={"PXR_PLUGINPATH_NAME": str(usdart.usd.schema_plugin.PLUGIN_DIR)}, check=True)
     assert done.stdout.split() == ["True", "False"]
     assert Plug.Registry().GetPluginWithName(usdart.usd.schema_plugin.PLUGIN_NAME) is not None

@@ -1,13 +1,25 @@
 """Collider mass properties against closed forms written out here (not against the module itself)."""
+
 import math
 
 import numpy as np
 import pytest
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
-from usdart.usd.importer.shape_mass import (MassProperties, closed_triangle_mesh, collider_mass_properties, combine,
-                                        convex_hull, solid_box, solid_capsule, solid_cone, solid_cylinder,
-                                        solid_ellipsoid, solid_sphere, triangulate)
+from usdart.usd.importer.shape_mass import (
+    MassProperties,
+    closed_triangle_mesh,
+    collider_mass_properties,
+    combine,
+    convex_hull,
+    solid_box,
+    solid_capsule,
+    solid_cone,
+    solid_cylinder,
+    solid_ellipsoid,
+    solid_sphere,
+    triangulate,
+)
 
 PI = math.pi
 AXES = "XYZ"
@@ -27,7 +39,7 @@ def axial_inertia(i_axis, i_perp, k):
 
 def capsule_closed_form(r, h):
     """Cylinder plus two hemispheres; each hemisphere's COM is 3r/8 beyond the cylinder's end."""
-    mc, mh = PI * r * r * h, 2 / 3 * PI * r ** 3
+    mc, mh = PI * r * r * h, 2 / 3 * PI * r**3
     i_axis = mc * r * r / 2 + 2 * (2 / 5 * mh * r * r)
     i_perp = mc * (r * r / 4 + h * h / 12) + 2 * (83 / 320 * mh * r * r + mh * (3 * r / 8 + h / 2) ** 2)
     return mc + 2 * mh, i_axis, i_perp
@@ -64,7 +76,7 @@ def rot_z(deg):
 
 def fibonacci_sphere(n, radius=1.0, centre=(0, 0, 0)):
     i = np.arange(n) + 0.5
-    polar, azimuth = np.arccos(1 - 2 * i / n), PI * (1 + 5 ** 0.5) * i
+    polar, azimuth = np.arccos(1 - 2 * i / n), PI * (1 + 5**0.5) * i
     unit = np.stack([np.cos(azimuth) * np.sin(polar), np.sin(azimuth) * np.sin(polar), np.cos(polar)], axis=1)
     return radius * unit + np.asarray(centre, float)
 
@@ -83,7 +95,7 @@ def assert_props(mp, mass, com, inertia, rtol=1e-12, atol=1e-13):
 # ---- primitives --------------------------------------------------------------------------------------------
 def test_box_sphere_ellipsoid():
     assert_props(solid_box([0.5, 1.0, 1.5]), 6.0, np.zeros(3), box_inertia(6.0, 1, 2, 3))
-    m = 4 / 3 * PI * 0.3 ** 3
+    m = 4 / 3 * PI * 0.3**3
     assert_props(solid_sphere(0.3), m, np.zeros(3), np.eye(3) * 0.4 * m * 0.09)
     a, b, c = 1.0, 2.0, 0.5
     m = 4 / 3 * PI * a * b * c
@@ -149,7 +161,7 @@ def test_hull_is_outward_and_contains_every_point():
 
 
 def test_hull_of_sphere_points_converges_to_the_ball():
-    ball = 4 / 3 * PI * 2.0 ** 3
+    ball = 4 / 3 * PI * 2.0**3
     errors = []
     for n in (200, 800, 3200):
         mp = closed_triangle_mesh(*convex_hull(fibonacci_sphere(n, 2.0, (1, 2, 3))))
@@ -167,14 +179,15 @@ def test_hull_rejects_flat_points():
 # ---- combining and moving ----------------------------------------------------------------------------------
 def test_combine_two_offset_spheres():
     r1, r2, d1, d2 = 0.5, 1.0, np.array([-2.0, 0, 0]), np.array([0, 3.0, 0])
-    m1, m2 = 4 / 3 * PI * r1 ** 3, 4 / 3 * PI * r2 ** 3
+    m1, m2 = 4 / 3 * PI * r1**3, 4 / 3 * PI * r2**3
     total = combine([solid_sphere(r1).transformed(np.eye(3), d1), solid_sphere(r2).transformed(np.eye(3), d2)])
     com = (m1 * d1 + m2 * d2) / (m1 + m2)
-    inertia = np.eye(3) * 0.4 * (m1 * r1 ** 2 + m2 * r2 ** 2)
+    inertia = np.eye(3) * 0.4 * (m1 * r1**2 + m2 * r2**2)
     for m, d in ((m1, d1 - com), (m2, d2 - com)):
         x, y, z = d
-        inertia += m * np.array([[y * y + z * z, -x * y, -x * z], [-x * y, x * x + z * z, -y * z],
-                                 [-x * z, -y * z, x * x + y * y]])
+        inertia += m * np.array(
+            [[y * y + z * z, -x * y, -x * z], [-x * y, x * x + z * z, -y * z], [-x * z, -y * z, x * x + y * y]]
+        )
     assert_props(total, m1 + m2, com, inertia)
     assert_props(combine([]), 0.0, np.zeros(3), np.zeros((3, 3)))
 
@@ -185,8 +198,13 @@ def test_transformed_and_scaled():
     theta = math.radians(30)
     c, s = math.cos(theta), math.sin(theta)
     moved = box.transformed(rot_z(30), [1, 2, 3])
-    expected = np.array([[ixx * c * c + iyy * s * s, (ixx - iyy) * s * c, 0],
-                         [(ixx - iyy) * s * c, ixx * s * s + iyy * c * c, 0], [0, 0, izz]])
+    expected = np.array(
+        [
+            [ixx * c * c + iyy * s * s, (ixx - iyy) * s * c, 0],
+            [(ixx - iyy) * s * c, ixx * s * s + iyy * c * c, 0],
+            [0, 0, izz],
+        ]
+    )
     assert_props(moved, box.mass, [1, 2, 3], expected)
     heavy = moved.scaled(1000.0)
     assert_props(heavy, 1000 * box.mass, [1, 2, 3], 1000 * expected)
@@ -232,9 +250,17 @@ def body_props(prim, body, mpu=1.0, time=Usd.TimeCode.Default()):
 
 
 def make_mesh(stage, approximation=None, quads=CUBE_QUADS, points=CUBE_POINTS, path="/World/body/mesh", **ops):
-    prim = make_collider(stage, UsdGeom.Mesh, path, attrs={"points": [Gf.Vec3f(*p) for p in points],
-                                                     "faceVertexCounts": [4] * len(quads),
-                                                     "faceVertexIndices": [int(i) for i in np.ravel(quads)]}, **ops)
+    prim = make_collider(
+        stage,
+        UsdGeom.Mesh,
+        path,
+        attrs={
+            "points": [Gf.Vec3f(*p) for p in points],
+            "faceVertexCounts": [4] * len(quads),
+            "faceVertexIndices": [int(i) for i in np.ravel(quads)],
+        },
+        **ops,
+    )
     if approximation is not None:
         UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(approximation)
     return prim
@@ -257,18 +283,31 @@ def test_capsule_cylinder_cone_prims_along_each_axis(axis):
     r, h, k = 0.2, 0.7, AXES.index(axis)
     attrs = {"radius": r, "height": h, "axis": axis}
     m, i_axis, i_perp = capsule_closed_form(r, h)
-    assert_props(body_props(make_collider(st, UsdGeom.Capsule, "/World/body/a", attrs), body),
-                 m, np.zeros(3), axial_inertia(i_axis, i_perp, k))
+    assert_props(
+        body_props(make_collider(st, UsdGeom.Capsule, "/World/body/a", attrs), body),
+        m,
+        np.zeros(3),
+        axial_inertia(i_axis, i_perp, k),
+    )
     m, i_axis, i_perp = cylinder_closed_form(r, h)
-    assert_props(body_props(make_collider(st, UsdGeom.Cylinder, "/World/body/b", attrs), body),
-                 m, np.zeros(3), axial_inertia(i_axis, i_perp, k))
+    assert_props(
+        body_props(make_collider(st, UsdGeom.Cylinder, "/World/body/b", attrs), body),
+        m,
+        np.zeros(3),
+        axial_inertia(i_axis, i_perp, k),
+    )
     m, z, i_axis, i_perp = cone_closed_form(r, h)
-    assert_props(body_props(make_collider(st, UsdGeom.Cone, "/World/body/c", attrs), body),
-                 m, np.eye(3)[k] * (-h / 4), axial_inertia(i_axis, i_perp, k))
+    assert_props(
+        body_props(make_collider(st, UsdGeom.Cone, "/World/body/c", attrs), body),
+        m,
+        np.eye(3)[k] * (-h / 4),
+        axial_inertia(i_axis, i_perp, k),
+    )
 
 
-@pytest.mark.parametrize("approximation", [None, "none", "convexHull", "convexDecomposition", "meshSimplification",
-                                           "boundingCube"])
+@pytest.mark.parametrize(
+    "approximation", [None, "none", "convexHull", "convexDecomposition", "meshSimplification", "boundingCube"]
+)
 def test_cube_mesh(approximation):
     st = new_stage()
     body = make_body(st)
@@ -281,7 +320,7 @@ def test_mesh_bounding_sphere():
     body = make_body(st)
     mesh = make_mesh(st, "boundingSphere", translate=(1, 1, 1))
     r2 = 3.0  # centre to a corner of the 2-unit cube
-    m = 4 / 3 * PI * r2 ** 1.5
+    m = 4 / 3 * PI * r2**1.5
     assert_props(body_props(mesh, body), m, [1, 1, 1], np.eye(3) * 0.4 * m * r2)
 
 
@@ -291,8 +330,13 @@ def test_mesh_inward_winding_and_split_vertices():
     inward = make_mesh(st, quads=[q[::-1] for q in CUBE_QUADS])
     assert_props(body_props(inward, body), 8.0, np.zeros(3), box_inertia(8.0, 2, 2, 2), atol=1e-12)
     # every face with its own four vertices (as UV seams split meshes): welded back into a closed surface
-    split = make_mesh(st, points=CUBE_POINTS[np.ravel(CUBE_QUADS)], quads=np.arange(24).reshape(6, 4),
-                      path="/World/body/split", translate=(0, 5, 0))
+    split = make_mesh(
+        st,
+        points=CUBE_POINTS[np.ravel(CUBE_QUADS)],
+        quads=np.arange(24).reshape(6, 4),
+        path="/World/body/split",
+        translate=(0, 5, 0),
+    )
     assert_props(body_props(split, body), 8.0, [0, 5, 0], box_inertia(8.0, 2, 2, 2), atol=1e-12)
 
 
@@ -309,12 +353,20 @@ def test_nested_collider_with_translate_and_rotate():
     body = make_body(st, translate=(5, 5, 5), rotate_xyz=(30, 0, 0))
     UsdGeom.Xform.Define(st, "/World/body/link")  # intermediate prim without ops
     xform_ops(UsdGeom.Xformable(st.GetPrimAtPath("/World/body/link")), translate=(0, 1, 0))
-    cube = make_collider(st, UsdGeom.Cube, "/World/body/link/box", attrs={"size": 1.0},
-                         translate=(1, 0, 0), rotate_xyz=(0, 0, 90), scale=(1, 2, 3))
+    cube = make_collider(
+        st,
+        UsdGeom.Cube,
+        "/World/body/link/box",
+        attrs={"size": 1.0},
+        translate=(1, 0, 0),
+        rotate_xyz=(0, 0, 90),
+        scale=(1, 2, 3),
+    )
     # local x (1 m) now runs along body y, local y (2 m) along body x
     assert_props(body_props(cube, body), 6.0, [1, 1, 0], box_inertia(6.0, 2, 1, 3), atol=1e-12)
-    capsule = make_collider(st, UsdGeom.Capsule, "/World/body/link/cap", attrs={"radius": 0.1, "height": 0.5},
-                            rotate_xyz=(90, 0, 0))  # Z axis turned onto -Y
+    capsule = make_collider(
+        st, UsdGeom.Capsule, "/World/body/link/cap", attrs={"radius": 0.1, "height": 0.5}, rotate_xyz=(90, 0, 0)
+    )  # Z axis turned onto -Y
     m, i_axis, i_perp = capsule_closed_form(0.1, 0.5)
     assert_props(body_props(capsule, body), m, [0, 1, 0], axial_inertia(i_axis, i_perp, 1), atol=1e-12)
 
@@ -327,8 +379,9 @@ def test_body_with_non_uniform_scale():
     m = 4 / 3 * PI * a * b * c
     assert_props(body_props(sphere, body), m, [2, 0, 0], np.diag([b * b + c * c, a * a + c * c, a * a + b * b]) * m / 5)
     # capsules, cylinders, cones: radius by the larger perpendicular scale, height by the axial one (PhysX)
-    cyl = make_collider(st, UsdGeom.Cylinder, "/World/body/cyl", attrs={"radius": 0.1, "height": 0.4, "axis": "Y"},
-                        scale=(1, 1, 3))
+    cyl = make_collider(
+        st, UsdGeom.Cylinder, "/World/body/cyl", attrs={"radius": 0.1, "height": 0.4, "axis": "Y"}, scale=(1, 1, 3)
+    )
     m, i_axis, i_perp = cylinder_closed_form(0.3, 0.4)
     assert_props(body_props(cyl, body), m, np.zeros(3), axial_inertia(i_axis, i_perp, 1))
     cone = make_collider(st, UsdGeom.Cone, "/World/body/cone", attrs={"radius": 0.1, "height": 0.4, "axis": "X"})
@@ -338,8 +391,7 @@ def test_body_with_non_uniform_scale():
 
 def test_collider_on_the_body_prim_itself():
     st = new_stage()
-    cube = make_collider(st, UsdGeom.Cube, "/World/cube", attrs={"size": 1.0}, rotate_xyz=(0, 90, 0),
-                         scale=(1, 2, 3))
+    cube = make_collider(st, UsdGeom.Cube, "/World/cube", attrs={"size": 1.0}, rotate_xyz=(0, 90, 0), scale=(1, 2, 3))
     UsdPhysics.RigidBodyAPI.Apply(cube)
     assert_props(body_props(cube, cube), 6.0, np.zeros(3), box_inertia(6.0, 1, 2, 3), atol=1e-12)
 
@@ -353,8 +405,7 @@ def test_centimetre_stage():
     m, i_axis, i_perp = capsule_closed_form(0.05, 0.2)
     assert_props(body_props(capsule, body, mpu=0.01), m, np.zeros(3), axial_inertia(i_axis, i_perp, 0), atol=1e-16)
     mesh = make_mesh(st, "convexHull", translate=(0, 0, -20))
-    assert_props(body_props(mesh, body, mpu=0.01), 8e-6, [0, 0, -0.2], box_inertia(8e-6, 0.02, 0.02, 0.02),
-                 atol=1e-16)
+    assert_props(body_props(mesh, body, mpu=0.01), 8e-6, [0, 0, -0.2], box_inertia(8e-6, 0.02, 0.02, 0.02), atol=1e-16)
 
 
 @pytest.mark.skipif(not hasattr(UsdGeom, "Cylinder_1"), reason="usd-core without Capsule_1 / Cylinder_1")
@@ -363,13 +414,22 @@ def test_two_radius_capsule_and_cylinder():
     body = make_body(st)
     same = {"radiusBottom": 0.2, "radiusTop": 0.2, "height": 0.6, "axis": "Y"}
     m, i_axis, i_perp = capsule_closed_form(0.2, 0.6)
-    assert_props(body_props(make_collider(st, UsdGeom.Capsule_1, "/World/body/a", same), body),
-                 m, np.zeros(3), axial_inertia(i_axis, i_perp, 1))
+    assert_props(
+        body_props(make_collider(st, UsdGeom.Capsule_1, "/World/body/a", same), body),
+        m,
+        np.zeros(3),
+        axial_inertia(i_axis, i_perp, 1),
+    )
     m, i_axis, i_perp = cylinder_closed_form(0.2, 0.6)
-    assert_props(body_props(make_collider(st, UsdGeom.Cylinder_1, "/World/body/b", same), body),
-                 m, np.zeros(3), axial_inertia(i_axis, i_perp, 1))
-    frustum = make_collider(st, UsdGeom.Cylinder_1, "/World/body/c",
-                            {"radiusBottom": 0.3, "radiusTop": 0.1, "height": 0.5, "axis": "Z"})
+    assert_props(
+        body_props(make_collider(st, UsdGeom.Cylinder_1, "/World/body/b", same), body),
+        m,
+        np.zeros(3),
+        axial_inertia(i_axis, i_perp, 1),
+    )
+    frustum = make_collider(
+        st, UsdGeom.Cylinder_1, "/World/body/c", {"radiusBottom": 0.3, "radiusTop": 0.1, "height": 0.5, "axis": "Z"}
+    )
     m, z, i_axis, i_perp = frustum_closed_form(0.3, 0.1, 0.5)
     assert_props(body_props(frustum, body), m, [0, 0, z], axial_inertia(i_axis, i_perp, 2))
 

@@ -1,5 +1,6 @@
 """usdart simulate / Recorder / plot / validate: outputs read back with plain usd-core and checked against
 the Python API's own run, keyframes, unit conversions and the input file's bytes."""
+
 from __future__ import annotations
 
 import hashlib
@@ -35,9 +36,13 @@ def world_pose(stage, path, code):
 
 def rotation(q):
     w, x, y, z = np.asarray(q) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def angle_between(R1, R2):
@@ -59,8 +64,11 @@ def api_poses(source, step_counts, rate=None):
         done = n
         poses = {p: T for art in scene.articulations for p, T in zip(art.links, art.link_transforms())}
         poses.update({p: scene.body_transform(p) for p in scene.free_bodies})
-        joints = {name: (q, qd) for art in scene.articulations
-                  for name, q, qd in zip(art.dof_names, art.state.q[0], art.state.qd[0])}
+        joints = {
+            name: (q, qd)
+            for art in scene.articulations
+            for name, q, qd in zip(art.dof_names, art.state.q[0], art.state.qd[0])
+        }
         out[n] = poses, joints
     return scene, out
 
@@ -102,20 +110,32 @@ def nested_stage(path):
     offset.AddRotateXOp().Set(20.0)
     link("/World/robot/base/link1/offset/link2", (0.2, 0, 0), scale=(0.5, 0.5, 0.5))
     joint(st, "/World/robot/joints/fix", None, "/World/robot/base", kind="fixed")
-    j1 = joint(st, "/World/robot/joints/j1", "/World/robot/base", "/World/robot/base/link1", axis="Y",
-               lp0=(0.3, 0, 0))
+    j1 = joint(st, "/World/robot/joints/j1", "/World/robot/base", "/World/robot/base/link1", axis="Y", lp0=(0.3, 0, 0))
     # joint frames of link2 from the authored poses, so the joint meets in both bodies
     cache = UsdGeom.XformCache()
     l1 = cache.GetLocalToWorldTransform(st.GetPrimAtPath("/World/robot/base/link1"))
     l2 = cache.GetLocalToWorldTransform(st.GetPrimAtPath("/World/robot/base/link1/offset/link2"))
     anchor = l2.ExtractTranslation()
-    j2 = joint(st, "/World/robot/joints/j2", "/World/robot/base/link1/offset/link2", "/World/robot/base/link1",
-               axis="Z", lp0=(0, 0, 0), lp1=tuple(l1.GetInverse().Transform(anchor)))  # body0 = child: reversed
+    j2 = joint(
+        st,
+        "/World/robot/joints/j2",
+        "/World/robot/base/link1/offset/link2",
+        "/World/robot/base/link1",
+        axis="Z",
+        lp0=(0, 0, 0),
+        lp1=tuple(l1.GetInverse().Transform(anchor)),
+    )  # body0 = child: reversed
     rel = (Gf.Matrix4d(l2).RemoveScaleShear() * l1.GetInverse()).ExtractRotationQuat()  # link2 frame in link1's frame
     UsdPhysics.Joint(j2).CreateLocalRot1Attr(Gf.Quatf(rel.GetReal(), *[float(c) for c in rel.GetImaginary()]))
     link("/World/robot/base/link1/offset/link2/tip", (0.4, 0, 0))  # under a scaled, moving link
-    joint(st, "/World/robot/joints/weld", "/World/robot/base/link1/offset/link2",
-          "/World/robot/base/link1/offset/link2/tip", kind="fixed", lp0=(0.4, 0, 0))
+    joint(
+        st,
+        "/World/robot/joints/weld",
+        "/World/robot/base/link1/offset/link2",
+        "/World/robot/base/link1/offset/link2/tip",
+        kind="fixed",
+        lp0=(0.4, 0, 0),
+    )
     for j in (j1, j2):
         set_attr(j, "physics:lowerLimit", -170.0)
         set_attr(j, "physics:upperLimit", 170.0)
@@ -165,16 +185,26 @@ def test_world_transforms_and_metadata_of_nested_links(tmp_path):
     moved = 0.0
     for f in frames:
         poses, _ = truth[4 * f]
-        assert set(poses) == {"/World/robot/base", "/World/robot/base/link1", "/World/robot/base/link1/offset/link2",
-                              "/World/robot/base/link1/offset/link2/tip", "/World/mover/box"}
+        assert set(poses) == {
+            "/World/robot/base",
+            "/World/robot/base/link1",
+            "/World/robot/base/link1/offset/link2",
+            "/World/robot/base/link1/offset/link2/tip",
+            "/World/mover/box",
+        }
         for path, T in poses.items():
             pos, R, _ = world_pose(stage, path, f)
             assert np.abs(pos - T[:3]).max() < 1e-6, (path, f)
             assert angle_between(R, rotation(T[3:])) < 1e-6, (path, f)
-        moved = max(moved, np.linalg.norm(poses["/World/robot/base/link1/offset/link2"][:3] -
-                                          truth[0][0]["/World/robot/base/link1/offset/link2"][:3]))
+        moved = max(
+            moved,
+            np.linalg.norm(
+                poses["/World/robot/base/link1/offset/link2"][:3]
+                - truth[0][0]["/World/robot/base/link1/offset/link2"][:3]
+            ),
+        )
     assert moved > 0.05  # the links really swing, and the box falls while its parent Xform moves
-    assert truth[120][0]["/World/mover/box"][2] < 1.0 - 0.5 * 9.81 * 0.45 ** 2
+    assert truth[120][0]["/World/mover/box"][2] < 1.0 - 0.5 * 9.81 * 0.45**2
 
     link2 = UsdGeom.Xformable(stage.GetPrimAtPath("/World/robot/base/link1/offset/link2"))
     assert link2.GetXformOpOrderAttr().Get() == ["xformOp:translate", "xformOp:orient", "xformOp:scale"]
@@ -352,8 +382,17 @@ def test_cli_simulate_writes_and_summarises(runner, tmp_path):
     assert quiet.exit_code == 0 and quiet.stdout == "" and quiet.stderr == ""
 
 
-@pytest.mark.parametrize("case", ["missing input", "missing folder", "folder is a file", "nothing to simulate",
-                                  "both duration and steps", "output is the input"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "missing input",
+        "missing folder",
+        "folder is a file",
+        "nothing to simulate",
+        "both duration and steps",
+        "output is the input",
+    ],
+)
 def test_cli_bad_input_gives_one_line_and_no_file(runner, tmp_path, case):
     out = tmp_path / "out.usda"
     source = str(ARM)
@@ -420,8 +459,10 @@ def test_interrupt_while_exporting_removes_the_temporary_file(tmp_path):
 
 def test_sigint_to_a_running_simulation(tmp_path):
     out = tmp_path / "long.usda"
-    code = ("import sys, usdart.app.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); "
-            f"usdart.app.cli.main(['simulate', {str(ARM)!r}, '-o', {str(out)!r}, '--duration', '1e5'])")
+    code = (
+        "import sys, usdart.app.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); "
+        f"usdart.app.cli.main(['simulate', {str(ARM)!r}, '-o', {str(out)!r}, '--duration', '1e5'])"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     assert proc.stderr.readline().strip() == "ready"
     time.sleep(2.0)  # load and start stepping
@@ -466,8 +507,9 @@ def test_plot_reads_the_time_samples(runner, tmp_path):
     stage = Usd.Stage.Open(str(out))
     a = series[0].dofs[0]
     assert np.allclose(a.times, np.arange(61) / 60)
-    assert a.position[30] == stage.GetPrimAtPath("/World/a_hinge").GetAttribute(
-        "state:angular:physics:position").Get(30)
+    assert a.position[30] == stage.GetPrimAtPath("/World/a_hinge").GetAttribute("state:angular:physics:position").Get(
+        30
+    )
     assert [s.name for s in joint_series(out, "*hinge")[0][0].dofs] == ["/World/a_hinge", "/World/b_hinge"]
 
     result = runner.invoke(main, ["plot", str(out), "-o", str(tmp_path / "p.png"), "--joints", "*slide*"])

@@ -5,6 +5,7 @@ joint axes (child joint frame), and its positions the rotation-vector components
 2-DOF equivalent, so these tests use independent truths: finite differences of the link poses under
 that angular velocity, and the equations of motion M qdd + h = tau between three algorithms.
 """
+
 from __future__ import annotations
 
 import numpy as np

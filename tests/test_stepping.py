@@ -1,4 +1,5 @@
 """Stepping: the seeds' scenarios and analytic solutions (semi-implicit Euler, PhysX-style PGS rows)."""
+
 from __future__ import annotations
 
 import math
@@ -72,6 +73,7 @@ def test_gravity_compensation_holds_a_pendulum():
 
 def test_double_pendulum_with_centrifugal_torque_keeps_joint_zero_speed():
     from test_inverse_dynamics_seed import double_pendulum
+
     art = double_pendulum(1.0)
     cache = art.create_cache()
     cache.joint_position[:] = [0.0, math.pi / 2]
@@ -134,8 +136,9 @@ def test_rigid_body_velocity_limits_bring_a_fast_body_back_in_one_step():
     UsdPhysics.Scene(st.GetPrimAtPath("/World/scene")).CreateGravityMagnitudeAttr(0.0)
     fast, slow = body(st, "/World/fast", inertia=(0.1, 0.1, 0.1)), body(st, "/World/slow", pos=(5, 0, 0))
     for prim in (fast, slow):
-        authoring.set_rigid_body_settings(prim, max_linear_velocity=2.0, max_angular_velocity=3.0,
-                                          linear_damping=0.0, angular_damping=0.0)
+        authoring.set_rigid_body_settings(
+            prim, max_linear_velocity=2.0, max_angular_velocity=3.0, linear_damping=0.0, angular_damping=0.0
+        )
     authoring.set_rigid_body_velocity(fast, linear=(3.0, 4.0, 0.0), angular=(0.0, 0.0, 6.0))
     authoring.set_rigid_body_velocity(slow, linear=(1.0, 0.0, 0.0), angular=(0.0, 2.0, 0.0))
     scene = usdart.load(st)
@@ -171,6 +174,7 @@ def test_double_pendulum_energy_drift(integrator, bound):
     hanging rest pose; RK4 keeps it within 1 %, semi-implicit Euler (Coriolis terms explicit, as in
     PhysX and MuJoCo's Euler) drifts by a few percent on this violent motion."""
     from test_inverse_dynamics_seed import double_pendulum
+
     art = double_pendulum(1.0)  # gravity 10 along -Y, links along +Y at q = 0
     art.integrator = integrator
     cache = art.create_cache()
@@ -225,7 +229,7 @@ def test_static_friction_holds_below_and_slides_above(static, moves):
     art.step(1e-3, 500)
     if moves:
         # sliding: gravity torque 20 (nearly constant near horizontal) minus dynamic friction 10
-        expected = -0.5 * (20.0 - 10.0) / (0.5 + 2.0) * 0.5 ** 2
+        expected = -0.5 * (20.0 - 10.0) / (0.5 + 2.0) * 0.5**2
         assert art.state.q[0, 0] == pytest.approx(expected, rel=0.05)
     else:
         assert art.state.q[0, 0] == pytest.approx(0.0, abs=1e-12)
@@ -311,6 +315,7 @@ def test_scene_drive_targets_and_worlds():
 def test_fixed_tendon_is_a_spring_between_its_joints():
     """L = q1 - q2 with stiffness k: the relative angle oscillates at sqrt(2 k / I) (equal wheels)."""
     from usdart.authoring import TendonJoint, add_fixed_tendon
+
     st = new_stage()
     UsdPhysics.Scene.Get(st, "/World/scene").CreateGravityMagnitudeAttr(0.0)
     body(st, "/World/base", mass=1.0)
@@ -340,6 +345,7 @@ def test_spatial_tendon_is_a_spring_along_its_path():
     """A wheel (I about Z) tied by a spatial tendon from a point far up the Y axis to a point at radius rho
     on the wheel: small oscillations at sqrt(k / I) * D rho / sqrt(rho^2 + D^2) (rest length = start)."""
     from usdart.authoring import add_spatial_tendon_leaf, add_spatial_tendon_root
+
     inertia, k, rho, far = 0.5, 40.0, 0.3, 5.0
     st, wheel_prim, _ = wheel(inertia=inertia)
     base = st.GetPrimAtPath("/World/base")
@@ -383,8 +389,16 @@ def _double_pendulum_stage(second_link_free: bool):
     joint(st, "/World/fix", None, "/World/base", kind="fixed")
     root_api(st, "/World/fix")
     joint(st, "/World/j1", "/World/base", "/World/l1", axis="Y", lp1=(-1, 0, 0))
-    joint(st, "/World/j2", "/World/l1", "/World/l2", axis="Y", lp0=(0.5, 0, 0), lp1=(-0.5, 0, 0),
-          excluded=True if second_link_free else None)
+    joint(
+        st,
+        "/World/j2",
+        "/World/l1",
+        "/World/l2",
+        axis="Y",
+        lp0=(0.5, 0, 0),
+        lp1=(-0.5, 0, 0),
+        excluded=True if second_link_free else None,
+    )
     return st
 
 
@@ -405,8 +419,9 @@ def test_free_body_joined_to_an_articulation_moves_like_the_tree():
         differences.append(np.linalg.norm(joined_pose[:3] - tree_pose[:3]))
         assert tree_pose[2] < -1.0  # it swung down
         l1 = joined.articulations[0].link_transforms()[1]
-        gap = (l1[:3] + quat_to_matrix(l1[3:]) @ [0.5, 0, 0]) \
-            - (joined_pose[:3] + quat_to_matrix(joined_pose[3:]) @ [-0.5, 0, 0])
+        gap = (l1[:3] + quat_to_matrix(l1[3:]) @ [0.5, 0, 0]) - (
+            joined_pose[:3] + quat_to_matrix(joined_pose[3:]) @ [-0.5, 0, 0]
+        )
         gaps.append(np.linalg.norm(gap))
     # the joint stays closed to 1e-3 of the 1 m link (the seed loop's criterion); the residual is the
     # second-order drift of a linear position update, so it falls with dt^2

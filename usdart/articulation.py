@@ -1,4 +1,5 @@
 """The public `Articulation`: an imported articulation, its state, and the PhysX cache interface."""
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -40,9 +41,17 @@ class Articulation(InverseDynamicsMixin):
     `Articulation(desc)` on its own (without a scene) simulates that articulation alone.
     """
 
-    def __init__(self, desc: ArticulationDesc, gravity=(0.0, 0.0, -9.81), joints: dict | None = None,
-                 worlds: int = 1, *, _engine: Engine | None = None, _tree: int = 0,
-                 _model: ArticulationModel | None = None):
+    def __init__(
+        self,
+        desc: ArticulationDesc,
+        gravity=(0.0, 0.0, -9.81),
+        joints: dict | None = None,
+        worlds: int = 1,
+        *,
+        _engine: Engine | None = None,
+        _tree: int = 0,
+        _model: ArticulationModel | None = None,
+    ):
         if worlds < 1:
             raise UsdartError(f"{desc.root_link}: worlds must be at least 1, got {worlds}")
         self.desc = desc
@@ -61,10 +70,16 @@ class Articulation(InverseDynamicsMixin):
         self.state = tree_view(_engine.model, _engine.state, self._tree)
         l0, l1, d0, d1 = (int(x) for x in _engine.model.trees.tree[self._tree, :4])
         ctl = _engine.control
-        self.control = ArticulationControl(ctl.joint_force[:, d0:d1], ctl.target_position[:, d0:d1],
-                                           ctl.target_velocity[:, d0:d1], ctl.link_wrench[:, l0:l1])
-        self._maximal_index = np.array([(link - 1) * 6 + AXIS_ORDER.index(d.axis)
-                                        for link, d in zip(self.model.dof_link, desc.dofs)], dtype=np.int64)
+        self.control = ArticulationControl(
+            ctl.joint_force[:, d0:d1],
+            ctl.target_position[:, d0:d1],
+            ctl.target_velocity[:, d0:d1],
+            ctl.link_wrench[:, l0:l1],
+        )
+        self._maximal_index = np.array(
+            [(link - 1) * 6 + AXIS_ORDER.index(d.axis) for link, d in zip(self.model.dof_link, desc.dofs)],
+            dtype=np.int64,
+        )
 
     @property
     def root_link(self) -> str:
@@ -101,9 +116,19 @@ class Articulation(InverseDynamicsMixin):
 
     @property
     def mimic_joints(self) -> list[dict]:
-        return [dict(joint=m.joint, dof=m.dof, reference_joint=m.reference_joint, reference_dof=m.reference_dof,
-                     gearing=m.gearing, offset=m.offset, natural_frequency=m.natural_frequency,
-                     damping_ratio=m.damping_ratio) for m in self.desc.mimic_joints]
+        return [
+            dict(
+                joint=m.joint,
+                dof=m.dof,
+                reference_joint=m.reference_joint,
+                reference_dof=m.reference_dof,
+                gearing=m.gearing,
+                offset=m.offset,
+                natural_frequency=m.natural_frequency,
+                damping_ratio=m.damping_ratio,
+            )
+            for m in self.desc.mimic_joints
+        ]
 
     @property
     def link_masses(self) -> np.ndarray:
@@ -150,7 +175,7 @@ class Articulation(InverseDynamicsMixin):
 
     @property
     def integrator(self) -> str:
-        """"euler" (semi-implicit, PhysX-like) or "rk4" (smooth dynamics by RK4); shared by the whole scene."""
+        """ "euler" (semi-implicit, PhysX-like) or "rk4" (smooth dynamics by RK4); shared by the whole scene."""
         return "rk4" if self._engine.rk4 else "euler"
 
     @integrator.setter
@@ -180,8 +205,9 @@ class Articulation(InverseDynamicsMixin):
             return names.index(str(dof))
         raise UsdartError(f"{dof}: not a DOF of the articulation rooted at {self.root_link}")
 
-    def set_drive_target(self, dof, position: float | None = None, velocity: float | None = None,
-                         world: int | None = None) -> None:
+    def set_drive_target(
+        self, dof, position: float | None = None, velocity: float | None = None, world: int | None = None
+    ) -> None:
         """Drive targets (SI units, radians) of one DOF, in one world or all of them."""
         k = self.dof_index(dof)
         worlds = slice(None) if world is None else world
@@ -225,19 +251,24 @@ class Articulation(InverseDynamicsMixin):
         if not isinstance(cache, ArticulationCache):
             raise UsdartError(f"{self.root_link}: expected an ArticulationCache, got {type(cache).__name__}")
         if cache.structure != structure_key(self.model):
-            raise UsdartError(f"{self.root_link}: the cache was created for {cache.owner}, whose links, joints or "
-                              "DOFs differ; create a cache with this articulation's create_cache()")
+            raise UsdartError(
+                f"{self.root_link}: the cache was created for {cache.owner}, whose links, joints or "
+                "DOFs differ; create a cache with this articulation's create_cache()"
+            )
 
     def _check_spherical_range(self, positions) -> None:
         m = self.model
         for i in np.flatnonzero(m.joint_type == L.JOINT_SPHERICAL):
-            values = np.asarray(positions[m.dof_start[i]:m.dof_start[i + 1]])
+            values = np.asarray(positions[m.dof_start[i] : m.dof_start[i + 1]])
             if np.any(np.abs(values) > np.pi + 1e-9):
-                raise UsdartError(f"{self.desc.joints[i].path}: spherical joint positions must lie in [-pi, pi], "
-                                  f"got {values.tolist()}")
+                raise UsdartError(
+                    f"{self.desc.joints[i].path}: spherical joint positions must lie in [-pi, pi], "
+                    f"got {values.tolist()}"
+                )
 
-    def copy_internal_state_to_cache(self, cache: ArticulationCache, flags: CacheFlag = CacheFlag.ALL,
-                                     world: int = 0) -> None:
+    def copy_internal_state_to_cache(
+        self, cache: ArticulationCache, flags: CacheFlag = CacheFlag.ALL, world: int = 0
+    ) -> None:
         """Copy the selected parts of the articulation's state into the cache (LINK_FORCE/TORQUE are
         write-only and left alone). `world` picks one of the articulation's worlds."""
         self._check_cache(cache)
@@ -272,10 +303,11 @@ class Articulation(InverseDynamicsMixin):
             l0 = int(e.model.trees.tree[self._tree, L.T_LINK0])
             n_links = len(e.model.links.link)
             velocity_all, acceleration_all = np.zeros((n_links, 6)), np.zeros((n_links, 6))
-            link_motion(e._box, self._tree, world, np.zeros(len(e.model.trees.v_parent)), velocity_all,
-                        acceleration_all)
-            velocity[:] = velocity_all[l0:l0 + m.n_links]
-            acceleration[:] = acceleration_all[l0:l0 + m.n_links]
+            link_motion(
+                e._box, self._tree, world, np.zeros(len(e.model.trees.v_parent)), velocity_all, acceleration_all
+            )
+            velocity[:] = velocity_all[l0 : l0 + m.n_links]
+            acceleration[:] = acceleration_all[l0 : l0 + m.n_links]
             if CacheFlag.LINK_VELOCITY in flags:
                 cache.link_velocity[:] = velocity
             if CacheFlag.LINK_ACCELERATION in flags:
@@ -287,7 +319,7 @@ class Articulation(InverseDynamicsMixin):
         """ws.force (world, at the origin) as [force; torque] in each link's child joint frame."""
         m, st = self.model, self.state
         l0 = int(self._engine.model.trees.tree[self._tree, L.T_LINK0])
-        force_all = self._engine.work.force[world, l0:l0 + m.n_links]
+        force_all = self._engine.work.force[world, l0 : l0 + m.n_links]
         out[0] = 0.0
         for i in range(1, m.n_links):
             R = st.link_rot[world, i] @ m.child_frame_rot[i]
@@ -316,9 +348,13 @@ class Articulation(InverseDynamicsMixin):
         if CacheFlag.FORCE in flags:
             ctl.joint_force[world] = finite_vector(cache.joint_force, m.n_dofs, where, "joint_force")
         if CacheFlag.JOINT_TARGET_POSITIONS in flags:
-            ctl.target_position[world] = finite_vector(cache.joint_target_position, m.n_dofs, where, "joint_target_position")
+            ctl.target_position[world] = finite_vector(
+                cache.joint_target_position, m.n_dofs, where, "joint_target_position"
+            )
         if CacheFlag.JOINT_TARGET_VELOCITIES in flags:
-            ctl.target_velocity[world] = finite_vector(cache.joint_target_velocity, m.n_dofs, where, "joint_target_velocity")
+            ctl.target_velocity[world] = finite_vector(
+                cache.joint_target_velocity, m.n_dofs, where, "joint_target_velocity"
+            )
         if CacheFlag.ROOT_TRANSFORM in flags:
             pose = finite_vector(cache.root_transform, 7, where, "root_transform")
             st.root_pos[world] = pose[:3]
@@ -327,19 +363,32 @@ class Articulation(InverseDynamicsMixin):
             st.root_vel[world, :3] = finite_vector(cache.root_linear_velocity, 3, where, "root_linear_velocity")
             st.root_vel[world, 3:] = finite_vector(cache.root_angular_velocity, 3, where, "root_angular_velocity")
         if CacheFlag.LINK_FORCE in flags:
-            ctl.link_wrench[world, :, :3] = finite_vector(cache.link_force, 3 * m.n_links, where, "link_force").reshape(-1, 3)
+            ctl.link_wrench[world, :, :3] = finite_vector(cache.link_force, 3 * m.n_links, where, "link_force").reshape(
+                -1, 3
+            )
         if CacheFlag.LINK_TORQUE in flags:
-            ctl.link_wrench[world, :, 3:] = finite_vector(cache.link_torque, 3 * m.n_links, where, "link_torque").reshape(-1, 3)
+            ctl.link_wrench[world, :, 3:] = finite_vector(
+                cache.link_torque, 3 * m.n_links, where, "link_torque"
+            ).reshape(-1, 3)
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
             self._engine.update_poses(world)
         self.wake(world)
 
     def summary(self) -> dict:
         """Plain-data view (the `usdart inspect --json` entry)."""
-        return dict(root_link=self.root_link, fixed_base=self.fixed_base, links=self.links,
-                    link_parents=self.link_parents.tolist(), joints=self.joints, dof_names=self.dof_names,
-                    dof_count=self.dof_count, loop_joints=self.loop_joints, mimic_joints=self.mimic_joints,
-                    link_masses=self.link_masses.tolist(), total_mass=self.total_mass)
+        return dict(
+            root_link=self.root_link,
+            fixed_base=self.fixed_base,
+            links=self.links,
+            link_parents=self.link_parents.tolist(),
+            joints=self.joints,
+            dof_names=self.dof_names,
+            dof_count=self.dof_count,
+            loop_joints=self.loop_joints,
+            mimic_joints=self.mimic_joints,
+            link_masses=self.link_masses.tolist(),
+            total_mass=self.total_mass,
+        )
 
     def __repr__(self) -> str:
         base = "fixed" if self.fixed_base else "floating"

@@ -5,6 +5,7 @@ selected by flags, `Articulation.apply_cache` writes them back, and the inverse-
 their inputs from the cache and write their results into it. Link data are in low-level (BFS) link
 order, DOF data in low-level DOF order; spatial vectors are [linear; angular] in world axes at link COMs.
 """
+
 from __future__ import annotations
 
 from enum import IntFlag
@@ -33,9 +34,21 @@ class CacheFlag(IntFlag):
     JOINT_TARGET_VELOCITIES = 1 << 12
     LINK_FORCE = 1 << 13
     LINK_TORQUE = 1 << 14
-    ALL = (VELOCITY | ACCELERATION | POSITION | FORCE | LINK_VELOCITY | LINK_ACCELERATION | ROOT_TRANSFORM
-           | ROOT_VELOCITIES | LINK_INCOMING_JOINT_FORCE | JOINT_TARGET_POSITIONS | JOINT_TARGET_VELOCITIES
-           | LINK_FORCE | LINK_TORQUE)
+    ALL = (
+        VELOCITY
+        | ACCELERATION
+        | POSITION
+        | FORCE
+        | LINK_VELOCITY
+        | LINK_ACCELERATION
+        | ROOT_TRANSFORM
+        | ROOT_VELOCITIES
+        | LINK_INCOMING_JOINT_FORCE
+        | JOINT_TARGET_POSITIONS
+        | JOINT_TARGET_VELOCITIES
+        | LINK_FORCE
+        | LINK_TORQUE
+    )
 
 
 class ArticulationCache:

@@ -10,14 +10,15 @@ about the root COM, root velocities and accelerations those of the root COM, all
 Where PhysX's joint-space functions meet a floating base they treat the root as free: the joint forces
 are those that produce the requested motion with no wrench on the root.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .cache import ArticulationCache
-from .errors import UsdartError
 from .core.kernels.entry import centroidal, forward_dynamics, inverse_dynamics, jacobians, mass_matrix
 from .core.state import sync_spherical_quaternions
+from .errors import UsdartError
 from .values import finite_vector, unit_quaternion, vector
 
 _ZERO3 = np.zeros(3)
@@ -55,8 +56,18 @@ class InverseDynamicsMixin:
         if wrench is not None:
             wrench_in[:] = wrench
         out = np.zeros(m.n_root + m.n_dofs)
-        inverse_dynamics(b, 0, qdd_in, root_in, 1.0, wrench_in, wrench is not None, np.asarray(gravity, float),
-                         1.0 if velocities else 0.0, out)
+        inverse_dynamics(
+            b,
+            0,
+            qdd_in,
+            root_in,
+            1.0,
+            wrench_in,
+            wrench is not None,
+            np.asarray(gravity, float),
+            1.0 if velocities else 0.0,
+            out,
+        )
         return out
 
     def _generalized_mass(self, cache) -> np.ndarray:
@@ -113,7 +124,7 @@ class InverseDynamicsMixin:
         if m.n_root:
             cache.root_linear_acceleration[:] = out[:3]
             cache.root_angular_acceleration[:] = out[3:6]
-        cache.joint_acceleration[:] = out[m.n_root:]
+        cache.joint_acceleration[:] = out[m.n_root :]
         return cache.joint_acceleration.copy()
 
     # ---- generalized (6 + n) forms -----------------------------------------------------------------
@@ -154,8 +165,10 @@ class InverseDynamicsMixin:
         L_G about the articulation COM; floating bases only (as PhysX)."""
         m = self.model
         if m.n_root == 0:
-            raise UsdartError(f"{self.root_link}: the centroidal momentum matrix needs a floating base "
-                              "(PhysX computes it for floating articulations only)")
+            raise UsdartError(
+                f"{self.root_link}: the centroidal momentum matrix needs a floating base "
+                "(PhysX computes it for floating articulations only)"
+            )
         b = self._load(cache, velocities=True)
         nv = m.n_root + m.n_dofs
         A, bias = np.zeros((6, nv)), np.zeros((6, 1))

@@ -1,4 +1,5 @@
 """The public `Scene`: everything simulated on one stage, and `load`, its entry point."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,8 +28,10 @@ class Scene:
         # a free rigid body moves like a one-link floating articulation
         free_paths = [p for p in description.free_bodies if not description.bodies[p].kinematic]
         descs += [_single_body(description.bodies[p]) for p in free_paths]
-        trees = [build_articulation_model(d, gravity, joints if i < len(description.articulations) else None)
-                 for i, d in enumerate(descs)]
+        trees = [
+            build_articulation_model(d, gravity, joints if i < len(description.articulations) else None)
+            for i, d in enumerate(descs)
+        ]
         crossing = self._crossing_joints(descs)
         model = build_model(trees, [cross_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
         self._engine = engine = Engine(model, self.worlds)
@@ -43,8 +46,11 @@ class Scene:
         self._free = dict(zip(free_paths, members[n_art:]))
         self.integrator = integrator
         coupled = {j.path for j, _, _ in crossing}
-        self._unsimulated = [p for p in description.constraints
-                             if p not in coupled and not self._internal_loop(description.joints.get(p))]
+        self._unsimulated = [
+            p
+            for p in description.constraints
+            if p not in coupled and not self._internal_loop(description.joints.get(p))
+        ]
 
     def _crossing_joints(self, descs: list[ArticulationDesc]) -> list:
         """Joints whose bodies lie on different trees (or a free body and the world): (joint, side0, side1)
@@ -74,7 +80,7 @@ class Scene:
 
     @property
     def integrator(self) -> str:
-        """"euler" (semi-implicit, PhysX-like; the default) or "rk4" (smooth dynamics by RK4)."""
+        """ "euler" (semi-implicit, PhysX-like; the default) or "rk4" (smooth dynamics by RK4)."""
         return "rk4" if self._engine.rk4 else "euler"
 
     @integrator.setter
@@ -90,8 +96,9 @@ class Scene:
         self._engine.step(self.time_step, n)
         self.time += n * self.time_step
 
-    def set_drive_target(self, dof: str, position: float | None = None, velocity: float | None = None,
-                         world: int | None = None) -> None:
+    def set_drive_target(
+        self, dof: str, position: float | None = None, velocity: float | None = None, world: int | None = None
+    ) -> None:
         """Drive targets (SI, radians) of the DOF named `dof` (joint path, or `<joint>:rotX` ...), in one
         world or all."""
         for art in self.articulations:
@@ -125,7 +132,8 @@ class Scene:
     def warnings(self) -> list[str]:
         return list(self.description.warnings) + [
             f"{path}: distance joint, or joint to a kinematic or unknown body: imported but not simulated yet"
-            for path in self._unsimulated]
+            for path in self._unsimulated
+        ]
 
     @property
     def free_bodies(self) -> list[str]:
@@ -146,10 +154,17 @@ class Scene:
 
     def summary(self) -> dict:
         s = self.description.settings
-        return dict(articulations=[a.summary() for a in self.articulations], free_bodies=self.free_bodies,
-                    scene=dict(gravity=s.gravity.tolist(), time_step=s.time_step, meters_per_unit=s.meters_per_unit,
-                               kilograms_per_unit=s.kilograms_per_unit),
-                    warnings=self.warnings)
+        return dict(
+            articulations=[a.summary() for a in self.articulations],
+            free_bodies=self.free_bodies,
+            scene=dict(
+                gravity=s.gravity.tolist(),
+                time_step=s.time_step,
+                meters_per_unit=s.meters_per_unit,
+                kilograms_per_unit=s.kilograms_per_unit,
+            ),
+            warnings=self.warnings,
+        )
 
 
 def load(source, worlds: int = 1, integrator: str = "euler") -> Scene:
@@ -162,5 +177,12 @@ def load(source, worlds: int = 1, integrator: str = "euler") -> Scene:
 
 
 def _single_body(body) -> ArticulationDesc:
-    return ArticulationDesc(api_prim=body.path, root_link=body.path, fixed_base=False, links=[body.path],
-                            link_parents=[-1], bodies=[body], joints=[None])
+    return ArticulationDesc(
+        api_prim=body.path,
+        root_link=body.path,
+        fixed_base=False,
+        links=[body.path],
+        link_parents=[-1],
+        bodies=[body],
+        joints=[None],
+    )

@@ -1,4 +1,5 @@
 """Checks on arrays users hand to the API: the right size, finite, a usable rotation; errors say where."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The `usdart` command line. Errors print one line and exit with code 2; never a traceback."""
+
 from __future__ import annotations
 
 import functools
@@ -15,6 +16,7 @@ EXIT_BAD_INPUT = 2
 
 def _friendly_errors(func):
     """Turn usdart errors (and unexpected ones) into a one-line message and exit code 2."""
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
@@ -28,9 +30,11 @@ def _friendly_errors(func):
         except Exception as exc:  # a bug in usdart, not bad input: still one line unless debugging
             if os.environ.get("USDART_DEBUG"):
                 raise
-            click.echo(f"usdart: internal error: {type(exc).__name__}: {exc} (set USDART_DEBUG=1 for details)",
-                       err=True)
+            click.echo(
+                f"usdart: internal error: {type(exc).__name__}: {exc} (set USDART_DEBUG=1 for details)", err=True
+            )
             sys.exit(1)
+
     return wrapper
 
 
@@ -57,18 +61,23 @@ def inspect(stage, as_json):
 
 def _table(summary: dict) -> str:
     s = summary["scene"]
-    lines = [f"scene: gravity {tuple(round(g, 4) for g in s['gravity'])} m/s^2, time step {s['time_step']:.6g} s, "
-             f"metersPerUnit {s['meters_per_unit']:g}, kilogramsPerUnit {s['kilograms_per_unit']:g}"]
+    lines = [
+        f"scene: gravity {tuple(round(g, 4) for g in s['gravity'])} m/s^2, time step {s['time_step']:.6g} s, "
+        f"metersPerUnit {s['meters_per_unit']:g}, kilogramsPerUnit {s['kilograms_per_unit']:g}"
+    ]
     for art in summary["articulations"]:
         base = "fixed" if art["fixed_base"] else "floating"
         lines.append("")
-        lines.append(f"articulation {art['root_link']}  ({base} base, {len(art['links'])} links, "
-                     f"{art['dof_count']} DOFs, moving mass {art['total_mass']:.6g} kg)")
+        lines.append(
+            f"articulation {art['root_link']}  ({base} base, {len(art['links'])} links, "
+            f"{art['dof_count']} DOFs, moving mass {art['total_mass']:.6g} kg)"
+        )
         names = [p.rsplit("/", 1)[-1] for p in art["links"]]  # full paths: --json
         width = max(len(n) for n in names)
         lines.append(f"  {'#':>3}  {'link':<{width}}  {'parent':>6}  {'mass kg':>10}  inbound joint")
-        for i, (name, parent, joint, mass) in enumerate(zip(names, art["link_parents"], art["joints"],
-                                                           art["link_masses"])):
+        for i, (name, parent, joint, mass) in enumerate(
+            zip(names, art["link_parents"], art["joints"], art["link_masses"])
+        ):
             lines.append(f"  {i:>3}  {name:<{width}}  {parent:>6}  {mass:>10.6g}  {joint or '-'}")
         lines.append("  DOFs: " + (", ".join(art["dof_names"]) or "none"))
         if art["loop_joints"]:
@@ -109,8 +118,10 @@ def _save(stage, source: str, output: str | None) -> None:
     if os.path.dirname(target) != os.path.dirname(os.path.abspath(source)):
         relative = [p for p in layer.GetCompositionAssetDependencies() if not os.path.isabs(p)]
         if relative:
-            raise UsdartError(f"{source}: refers to {relative[0]} by a relative path; write the output into "
-                              "the same folder (or edit in place)")
+            raise UsdartError(
+                f"{source}: refers to {relative[0]} by a relative path; write the output into "
+                "the same folder (or edit in place)"
+            )
     folder, name = os.path.split(target)
     stem, ext = os.path.splitext(name)
     tmp = os.path.join(folder, f".{stem}.usdart-tmp{ext}")
@@ -162,19 +173,27 @@ def author_joint_state(stage, joint, position, velocity, axis, degrees, output):
 @click.option("--max-force", type=float, default=float("inf"), help="N m or N (default: unlimited).")
 @click.option("--target-position", type=float, default=0.0, show_default=True, help="rad or m.")
 @click.option("--target-velocity", type=float, default=0.0, show_default=True, help="rad/s or m/s.")
-@click.option("--type", "drive_type", type=click.Choice(["force", "acceleration"]), default="force",
-              show_default=True)
+@click.option("--type", "drive_type", type=click.Choice(["force", "acceleration"]), default="force", show_default=True)
 @_AXIS
 @_OUTPUT
 @_friendly_errors
-def author_drive(stage, joint, stiffness, damping, max_force, target_position, target_velocity, drive_type, axis,
-                 output):
+def author_drive(
+    stage, joint, stiffness, damping, max_force, target_position, target_velocity, drive_type, axis, output
+):
     """Add or replace the drive (PhysicsDriveAPI) of JOINT."""
     from ..usd.authoring import set_drive
 
     st, prim = _authoring_target(stage, joint)
-    set_drive(prim, stiffness, damping, max_force=max_force, target_position=target_position,
-              target_velocity=target_velocity, type=drive_type, axis=axis)
+    set_drive(
+        prim,
+        stiffness,
+        damping,
+        max_force=max_force,
+        target_position=target_position,
+        target_velocity=target_velocity,
+        type=drive_type,
+        axis=axis,
+    )
     _save(st, stage, output)
 
 
@@ -230,15 +249,25 @@ def author_exclude(stage, joint, include, output):
 # ---- usdart simulate / plot / validate ------------------------------------------------------------------
 @main.command()
 @click.argument("stage", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="The animated stage to write (.usda, .usdc or .usd); never the input.")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The animated stage to write (.usda, .usdc or .usd); never the input.",
+)
 @click.option("--duration", type=float, help="Seconds to simulate (default: the stage's time range, else 2 s).")
 @click.option("--steps", type=int, help="Steps to simulate instead of --duration.")
 @click.option("--rate", type=float, help="Steps per second (default: the stage's timeStepsPerSecond, else 60).")
 @click.option("--fps", type=float, help="Output frames per second (default: the stage's timeCodesPerSecond, else 60).")
 @click.option("--flatten", is_flag=True, help="Write one self-contained stage instead of overs on the input.")
-@click.option("--articulation", "articulations", multiple=True, metavar="PATH",
-              help="Write only this articulation (root link, any link or root-API prim); repeatable.")
+@click.option(
+    "--articulation",
+    "articulations",
+    multiple=True,
+    metavar="PATH",
+    help="Write only this articulation (root link, any link or root-API prim); repeatable.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, warnings or summary.")
 @_friendly_errors
 def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, quiet):
@@ -248,7 +277,8 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
     STAGE by relative path (or is flattened) and is written atomically.
     """
     from ..scene import load
-    from .simulation import check_output, simulate as run
+    from .simulation import check_output
+    from .simulation import simulate as run
 
     if duration is not None and steps is not None:
         raise UsdartError("give --duration or --steps, not both")
@@ -257,8 +287,17 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
     if not quiet:
         for w in scene.warnings:
             click.echo(f"usdart: warning: {w}", err=True)
-    result = run(scene, duration, output, steps=steps, rate=rate, fps=fps, flatten=flatten,
-                 articulations=list(articulations) or None, progress=not quiet)
+    result = run(
+        scene,
+        duration,
+        output,
+        steps=steps,
+        rate=rate,
+        fps=fps,
+        flatten=flatten,
+        articulations=list(articulations) or None,
+        progress=not quiet,
+    )
     if not quiet:
         click.echo(result.summary())
 
@@ -266,8 +305,12 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
 @main.command()
 @click.argument("stage", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="PNG to write (default: STAGE with .png).")
-@click.option("--joints", "pattern", metavar="PATTERN",
-              help="Only DOFs whose joint path, joint name or DOF name matches this glob (e.g. '*finger*').")
+@click.option(
+    "--joints",
+    "pattern",
+    metavar="PATTERN",
+    help="Only DOFs whose joint path, joint name or DOF name matches this glob (e.g. '*finger*').",
+)
 @_friendly_errors
 def plot(stage, output, pattern):
     """Plot joint positions and velocities over time from STAGE's time samples (a simulate output)."""
@@ -281,8 +324,8 @@ def plot(stage, output, pattern):
 @_friendly_errors
 def validate(stage):
     """Import STAGE, print every warning, and exit 0 only when it has something to simulate and no errors."""
-    from ..usd.controls import StageControls
     from ..scene import load
+    from ..usd.controls import StageControls
     from .simulation import require_something_to_simulate
 
     scene = load(stage)
@@ -292,8 +335,10 @@ def validate(stage):
     controls = StageControls(scene).sampled_dofs
     dofs = sum(a.dof_count for a in scene.articulations)
     n = len(scene.articulations)
-    line = (f"ok: {n} articulation{'s' * (n != 1)} ({dofs} DOFs), {len(scene.free_bodies)} free bodies, "
-            f"{len(scene.warnings)} warnings")
+    line = (
+        f"ok: {n} articulation{'s' * (n != 1)} ({dofs} DOFs), {len(scene.free_bodies)} free bodies, "
+        f"{len(scene.warnings)} warnings"
+    )
     sampled = sum(len(v) for v in controls.values())
     if sampled:
         line += f", {sampled} time-sampled controls"

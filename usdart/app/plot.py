@@ -5,6 +5,7 @@ codes over timeCodesPerSecond), grouped per articulation as the importer builds 
 what a USD reader sees. Values stay in the stage's units: degrees for angular DOFs, stage lengths for
 linear ones (on a second axis). matplotlib is an optional extra (`pip install "usdart[plot]"`).
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -45,17 +46,24 @@ def joint_series(path, pattern: str | None = None) -> tuple[list[ArticulationSer
                 continue
             prim = stage.GetPrimAtPath(joint.path)
             for dof in joint.dofs:
-                if pattern and not any(fnmatch.fnmatchcase(n, pattern) for n in
-                                       (dof.name, joint.path, joint.path.rsplit("/", 1)[-1])):
+                if pattern and not any(
+                    fnmatch.fnmatchcase(n, pattern) for n in (dof.name, joint.path, joint.path.rsplit("/", 1)[-1])
+                ):
                     continue
                 pos = prim.GetAttribute(f"state:{dof.usd_instance}:physics:position")
                 vel = prim.GetAttribute(f"state:{dof.usd_instance}:physics:velocity")
                 if not pos or pos.GetNumTimeSamples() == 0:
                     continue
                 codes = pos.GetTimeSamples()
-                found.dofs.append(Series(dof.name, dof.angular, np.array(codes) / tcps,
-                                         np.array([pos.Get(c) for c in codes], float),
-                                         np.array([vel.Get(c) if vel else np.nan for c in codes], float)))
+                found.dofs.append(
+                    Series(
+                        dof.name,
+                        dof.angular,
+                        np.array(codes) / tcps,
+                        np.array([pos.Get(c) for c in codes], float),
+                        np.array([vel.Get(c) if vel else np.nan for c in codes], float),
+                    )
+                )
         if found.dofs:
             out.append(found)
     if not out:
@@ -68,10 +76,11 @@ def plot(path, output=None, pattern: str | None = None) -> str:
     """Write a PNG (default: beside `path`, same name) with one row per articulation: positions, velocities."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UsdartError("usdart plot needs matplotlib: pip install \"usdart[plot]\"") from None
+        raise UsdartError('usdart plot needs matplotlib: pip install "usdart[plot]"') from None
     from .simulation import writable_target, write_atomically
 
     target = writable_target(output or os.path.splitext(os.fspath(path))[0] + ".png")

@@ -13,6 +13,7 @@ the input's own time samples to the output's rate when the two differ, so keyfra
 The output is written to a temporary file in the target folder and renamed over the target: an error or
 Ctrl-C at any point leaves no partial file, and the input file is never written.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 from pxr import Sdf, Tf, Usd
 
-from ..usd.controls import StageControls, stage_clock
 from ..errors import UsdartError
-from ..usd.importer.joints import usd_to_internal
 from ..scene import Scene, load
+from ..usd.controls import StageControls, stage_clock
+from ..usd.importer.joints import usd_to_internal
 from ..usd.writeback import BodyFrames, DofSeries, new_layer, write
 
 DEFAULT_FPS = 60.0
@@ -56,8 +57,9 @@ class Recorder:
     bodies are written unless `free_bodies=False`. `world` picks which of the scene's worlds is recorded.
     """
 
-    def __init__(self, scene: Scene, fps: float | None = None, articulations=None, free_bodies: bool = True,
-                 world: int = 0):
+    def __init__(
+        self, scene: Scene, fps: float | None = None, articulations=None, free_bodies: bool = True, world: int = 0
+    ):
         self.scene = scene
         self.fps = float(fps) if fps is not None else default_fps(scene.stage)
         if not (math.isfinite(self.fps) and self.fps > 0):
@@ -92,8 +94,10 @@ class Recorder:
         t = self.scene.time if time is None else float(time)
         code = round(self.start_time_code + t * self.fps, 6)
         if self._time_codes and code <= self._time_codes[-1]:
-            raise UsdartError(f"frame at time code {code} is not after the last recorded one "
-                              f"({self._time_codes[-1]}); record frames in increasing time")
+            raise UsdartError(
+                f"frame at time code {code} is not after the last recorded one "
+                f"({self._time_codes[-1]}); record frames in increasing time"
+            )
         w = self.world
         members = [*self.articulations, *self._free.values()]
         self._poses.append([(m.state.link_pos[w].copy(), m.state.link_rot[w].copy()) for m in members])
@@ -120,7 +124,7 @@ class Recorder:
             qd = np.array([frame[a][1] for frame in self._joints])
             k = 0
             for joint in art.desc.joints:
-                for dof in (joint.dofs if joint is not None else []):
+                for dof in joint.dofs if joint is not None else []:
                     factor = usd_to_internal(joint, dof, settings)
                     out.append(DofSeries(joint.path, dof.usd_instance, q[:, k] / factor, qd[:, k] / factor))
                     k += 1
@@ -146,11 +150,15 @@ class Recorder:
                 layer.pseudoRoot.SetInfo(key, overs.pseudoRoot.GetInfo(key))
         else:
             if source.anonymous or not source.realPath:
-                raise UsdartError("the stage was made in memory and has no file to sublayer: save it first, "
-                                  "or write a flattened output")
+                raise UsdartError(
+                    "the stage was made in memory and has no file to sublayer: save it first, "
+                    "or write a flattened output"
+                )
             if source.dirty:
-                raise UsdartError(f"{source.realPath}: the stage has unsaved changes, which a sublayered output "
-                                  "would not see: save it first, or write a flattened output")
+                raise UsdartError(
+                    f"{source.realPath}: the stage has unsaved changes, which a sublayered output "
+                    "would not see: save it first, or write a flattened output"
+                )
             layer = self.layer(_relative(source.realPath, os.path.dirname(target)))
         export_atomic(layer, target)
         return target
@@ -182,8 +190,11 @@ def check_output(path, stage_or_file=None) -> str:
     if not Sdf.FileFormat.FindByExtension(os.path.splitext(target)[1].lstrip(".") or "-"):
         raise UsdartError(f"{target}: not a USD file name (use .usda, .usdc or .usd)")
     if stage_or_file is not None:
-        source = stage_or_file.GetRootLayer().realPath if isinstance(stage_or_file, Usd.Stage) \
+        source = (
+            stage_or_file.GetRootLayer().realPath
+            if isinstance(stage_or_file, Usd.Stage)
             else os.path.abspath(os.fspath(stage_or_file))
+        )
         if source and os.path.exists(source) and os.path.exists(target) and os.path.samefile(source, target):
             raise UsdartError(f"{target}: is the input file; usdart never overwrites its input")
     return target
@@ -205,6 +216,7 @@ def write_atomically(target: str, write) -> None:
 
 def export_atomic(layer: Sdf.Layer, target: str) -> None:
     """Export `layer` to `target` atomically (write_atomically)."""
+
     def export(tmp: str) -> None:
         try:
             ok = layer.Export(tmp)
@@ -236,9 +248,11 @@ class SimulationResult:
 
     def summary(self) -> str:
         where = f" -> {self.output}" if self.output else ""
-        return (f"simulated {self.simulated_seconds:.4g} s ({self.steps} steps at {self.rate:.6g} Hz, {self.frames} "
-                f"frames at {self.fps:.6g} fps) in {self.wall_seconds:.3g} s wall time, "
-                f"{self.real_time_factor:.3g}x real time{where}")
+        return (
+            f"simulated {self.simulated_seconds:.4g} s ({self.steps} steps at {self.rate:.6g} Hz, {self.frames} "
+            f"frames at {self.fps:.6g} fps) in {self.wall_seconds:.3g} s wall time, "
+            f"{self.real_time_factor:.3g}x real time{where}"
+        )
 
 
 def frame_count(steps: int, dt: float, fps: float) -> int:
@@ -269,9 +283,19 @@ def _step_count(scene: Scene, duration, steps) -> int:
     return max(1, int(math.floor(duration / scene.time_step + 0.5)))
 
 
-def simulate(stage_or_path, duration: float | None = None, output=None, *, steps: int | None = None,
-             rate: float | None = None, fps: float | None = None, flatten: bool = False, articulations=None,
-             progress: bool = False, integrator: str = "euler") -> SimulationResult:
+def simulate(
+    stage_or_path,
+    duration: float | None = None,
+    output=None,
+    *,
+    steps: int | None = None,
+    rate: float | None = None,
+    fps: float | None = None,
+    flatten: bool = False,
+    articulations=None,
+    progress: bool = False,
+    integrator: str = "euler",
+) -> SimulationResult:
     """Simulate a stage (file path, open `Usd.Stage`, or `Scene`) and write the motion as time samples.
 
     `duration` seconds or `steps` steps (default: the stage's startTimeCode..endTimeCode, else 2 s) at
@@ -298,8 +322,17 @@ def simulate(stage_or_path, duration: float | None = None, output=None, *, steps
     finally:
         bar.close()
     written = recorder.save(output, flatten) if output is not None else None
-    return SimulationResult(scene, recorder, written, total, 1.0 / scene.time_step, recorder.frames, recorder.fps,
-                            total * scene.time_step, _time.perf_counter() - began)
+    return SimulationResult(
+        scene,
+        recorder,
+        written,
+        total,
+        1.0 / scene.time_step,
+        recorder.frames,
+        recorder.fps,
+        total * scene.time_step,
+        _time.perf_counter() - began,
+    )
 
 
 def require_something_to_simulate(scene: Scene) -> None:

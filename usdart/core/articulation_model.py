@@ -19,6 +19,7 @@ then angular) the generalized arrays (6 + n) keep.
 Inertia. Each link's inertia is kept about the link frame origin as (mass, first moment m*c, rotational
 inertia about the origin): ten numbers that move between frames without 6x6 products.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -27,9 +28,16 @@ import numpy as np
 
 from .description import ANGULAR_AXES, ArticulationDesc, Pose
 from .frames import pose_matrix, quat_to_matrix
-
-from .layout import (DRIVE_ACCELERATION, DRIVE_FORCE, DRIVE_NONE, JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC,
-                     JOINT_REVOLUTE, JOINT_SPHERICAL)
+from .layout import (
+    DRIVE_ACCELERATION,
+    DRIVE_FORCE,
+    DRIVE_NONE,
+    JOINT_FIXED,
+    JOINT_FREE,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    JOINT_SPHERICAL,
+)
 
 _UNIT = {"X": 0, "Y": 1, "Z": 2}
 
@@ -53,7 +61,9 @@ class ArticulationModel(NamedTuple):
     child_frame_pos: np.ndarray  # (n_links, 3)
     rest_rot: np.ndarray  # (n_links, 3, 3) F_parent.R @ F_child.R^T: child rotation in parent at q = 0
     revolute_outer: np.ndarray  # (n_links, 3, 3) (F_p.R a)(F_c.R a)^T: the part of rest_rot along the axis
-    revolute_cross: np.ndarray  # (n_links, 3, 3) F_p.R [a]x F_c.R^T: so R(q) = outer + cos q (rest - outer) + sin q cross
+    revolute_cross: (
+        np.ndarray
+    )  # (n_links, 3, 3) F_p.R [a]x F_c.R^T: so R(q) = outer + cos q (rest - outer) + sin q cross
     prismatic_axis: np.ndarray  # (n_links, 3) F_p.R a: slide direction in the parent link frame
     mass: np.ndarray  # (n_links,)
     com: np.ndarray  # (n_links, 3) in the link frame
@@ -177,13 +187,31 @@ def build_articulation_model(desc: ArticulationDesc, gravity, loop_joints: dict 
     com_sq = np.sum(com * com, axis=1)
     origin = inertia + mass[:, None, None] * (com_sq[:, None, None] * np.eye(3) - com[:, :, None] * com[:, None, :])
     return ArticulationModel(
-        n_links=n, n_dofs=nd, n_root=0 if desc.fixed_base else 6,
-        parent=np.array(desc.link_parents, np.int64), joint_type=joint_type, dof_start=dof_start,
-        dof_link=dof_link.astype(np.int64), dof_axis=axis, dof_angular=angular, motion=motion,
-        parent_frame_rot=pf_rot, parent_frame_pos=pf_pos, child_frame_rot=cf_rot, child_frame_pos=cf_pos,
-        rest_rot=rest, revolute_outer=outer, revolute_cross=cross, prismatic_axis=slide,
-        mass=mass, com=com, inertia_com=inertia, first_moment=first, inertia_origin=origin,
-        armature=np.array([d.armature for d in dofs], float), gravity=np.asarray(gravity, float).copy(),
+        n_links=n,
+        n_dofs=nd,
+        n_root=0 if desc.fixed_base else 6,
+        parent=np.array(desc.link_parents, np.int64),
+        joint_type=joint_type,
+        dof_start=dof_start,
+        dof_link=dof_link.astype(np.int64),
+        dof_axis=axis,
+        dof_angular=angular,
+        motion=motion,
+        parent_frame_rot=pf_rot,
+        parent_frame_pos=pf_pos,
+        child_frame_rot=cf_rot,
+        child_frame_pos=cf_pos,
+        rest_rot=rest,
+        revolute_outer=outer,
+        revolute_cross=cross,
+        prismatic_axis=slide,
+        mass=mass,
+        com=com,
+        inertia_com=inertia,
+        first_moment=first,
+        inertia_origin=origin,
+        armature=np.array([d.armature for d in dofs], float),
+        gravity=np.asarray(gravity, float).copy(),
         **_solver_fields(desc, joint_type, dof_start, loop_joints or {}),
     )
 
@@ -193,28 +221,42 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
     index = {d.name: k for k, d in enumerate(dofs)}
     link_of = np.repeat(np.arange(len(desc.links)), np.diff(dof_start))
     drives = [d.drive for d in dofs]
-    envelope = [dr is not None and (np.isfinite(dr.max_actuator_velocity) or dr.velocity_dependent_resistance > 0
-                                    or dr.speed_effort_gradient > 0) for dr in drives]
+    envelope = [
+        dr is not None
+        and (
+            np.isfinite(dr.max_actuator_velocity)
+            or dr.velocity_dependent_resistance > 0
+            or dr.speed_effort_gradient > 0
+        )
+        for dr in drives
+    ]
     bodies = desc.bodies
     mimics = desc.mimic_joints
     tendon_axes = [(t, a) for t in desc.fixed_tendons if t.enabled for a in t.axes if a.dof in index]
     tendons = [t for t in desc.fixed_tendons if t.enabled]
     counts = [sum(1 for a in t.axes if a.dof in index) for t in tendons]
     link_index = {p: i for i, p in enumerate(desc.links)}
-    loops = [j for j in (loop_joints.get(p) for p in desc.loop_joints)
-             if j is not None and j.kind != "distance" and all(b is None or b in link_index for b in j.bodies())]
+    loops = [
+        j
+        for j in (loop_joints.get(p) for p in desc.loop_joints)
+        if j is not None and j.kind != "distance" and all(b is None or b in link_index for b in j.bodies())
+    ]
 
     def side(body):
         return -1 if body is None else link_index[body]
 
     return dict(
-        dof_lower=np.array([d.lower for d in dofs], float), dof_upper=np.array([d.upper for d in dofs], float),
-        dof_wraps=np.array([d.angular and not d.limited and joint_type[link_of[k]] == JOINT_REVOLUTE
-                            for k, d in enumerate(dofs)], bool),
+        dof_lower=np.array([d.lower for d in dofs], float),
+        dof_upper=np.array([d.upper for d in dofs], float),
+        dof_wraps=np.array(
+            [d.angular and not d.limited and joint_type[link_of[k]] == JOINT_REVOLUTE for k, d in enumerate(dofs)], bool
+        ),
         max_joint_velocity=np.array([d.max_velocity for d in dofs], float),
         passive_damping=np.array([d.passive_damping for d in dofs], float),
-        drive_mode=np.array([DRIVE_NONE if dr is None else DRIVE_ACCELERATION if dr.acceleration else DRIVE_FORCE
-                             for dr in drives], np.int64),
+        drive_mode=np.array(
+            [DRIVE_NONE if dr is None else DRIVE_ACCELERATION if dr.acceleration else DRIVE_FORCE for dr in drives],
+            np.int64,
+        ),
         drive_stiffness=np.array([dr.stiffness if dr else 0.0 for dr in drives], float),
         drive_damping=np.array([dr.damping if dr else 0.0 for dr in drives], float),
         drive_max_force=np.array([dr.max_force if dr else 0.0 for dr in drives], float),
@@ -240,11 +282,18 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         tendon_dof=np.array([index[a.dof] for _, a in tendon_axes], np.int64),
         tendon_gearing=np.array([a.gearing for _, a in tendon_axes], float),
         tendon_force_coefficient=np.array([a.force_coefficient for _, a in tendon_axes], float),
-        tendon_params=np.array([[t.stiffness, t.damping, t.limit_stiffness, t.offset, t.rest_length, t.lower_limit,
-                                 t.upper_limit] for t in tendons], float).reshape(len(tendons), 7),
+        tendon_params=np.array(
+            [
+                [t.stiffness, t.damping, t.limit_stiffness, t.offset, t.rest_length, t.lower_limit, t.upper_limit]
+                for t in tendons
+            ],
+            float,
+        ).reshape(len(tendons), 7),
         **_spatial_tendons(desc, link_index),
         loop_links=np.array([[side(j.body0), side(j.body1)] for j in loops], np.int64).reshape(len(loops), 2),
-        loop_frames=np.array([[pose_matrix(j.frame0), pose_matrix(j.frame1)] for j in loops], float).reshape(len(loops), 2, 4, 4),
+        loop_frames=np.array([[pose_matrix(j.frame0), pose_matrix(j.frame1)] for j in loops], float).reshape(
+            len(loops), 2, 4, 4
+        ),
         loop_locked=np.array([locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
         sleep_threshold=float(desc.sleep_threshold),
         position_iterations=int(desc.solver_position_iterations),
@@ -271,11 +320,24 @@ def _spatial_tendons(desc: ArticulationDesc, link_index: dict) -> dict:
                 gearings.append(a.gearing)
             start.append(len(links))
             rest = att.rest_length if np.isfinite(att.rest_length) and att.rest_length >= 0 else np.nan
-            params.append([tendon.stiffness, tendon.damping, tendon.limit_stiffness, tendon.offset * chain[0].gearing,
-                           rest, att.lower_limit, att.upper_limit])
-    return dict(spatial_start=np.array(start, np.int64), spatial_link=np.array(links, np.int64),
-                spatial_point=np.array(points, float).reshape(len(links), 3),
-                spatial_gearing=np.array(gearings, float), spatial_params=np.array(params, float).reshape(-1, 7))
+            params.append(
+                [
+                    tendon.stiffness,
+                    tendon.damping,
+                    tendon.limit_stiffness,
+                    tendon.offset * chain[0].gearing,
+                    rest,
+                    att.lower_limit,
+                    att.upper_limit,
+                ]
+            )
+    return dict(
+        spatial_start=np.array(start, np.int64),
+        spatial_link=np.array(links, np.int64),
+        spatial_point=np.array(points, float).reshape(len(links), 3),
+        spatial_gearing=np.array(gearings, float),
+        spatial_params=np.array(params, float).reshape(-1, 7),
+    )
 
 
 def locked_axes(joint) -> list[bool]:
@@ -287,5 +349,12 @@ def locked_axes(joint) -> list[bool]:
 
 def structure_key(model: ArticulationModel) -> tuple:
     """What two articulations must share for a cache of one to fit the other."""
-    return (model.n_links, model.n_dofs, model.n_root, tuple(model.parent), tuple(model.joint_type),
-            tuple(model.dof_start), tuple(map(tuple, model.dof_axis)))
+    return (
+        model.n_links,
+        model.n_dofs,
+        model.n_root,
+        tuple(model.parent),
+        tuple(model.joint_type),
+        tuple(model.dof_start),
+        tuple(map(tuple, model.dof_axis)),
+    )

@@ -5,6 +5,7 @@ solver, inspection). Nothing here refers to pxr objects: paths are strings, numb
 numpy arrays. Poses are (position, quaternion wxyz); a pose "in body frame" is relative to the body
 prim's frame with its scale removed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -99,14 +100,16 @@ class DofDesc:
     def limited(self) -> bool:
         return bool(np.isfinite(self.lower) or np.isfinite(self.upper))
 
-    def negated(self) -> "DofDesc":
+    def negated(self) -> DofDesc:
         """The same DOF seen from the other body: positions, velocities and targets change sign."""
         drive = None
         if self.drive is not None:
-            drive = replace(self.drive, target_position=-self.drive.target_position,
-                            target_velocity=-self.drive.target_velocity)
-        return replace(self, lower=-self.upper, upper=-self.lower, drive=drive,
-                       position=-self.position, velocity=-self.velocity)
+            drive = replace(
+                self.drive, target_position=-self.drive.target_position, target_velocity=-self.drive.target_velocity
+            )
+        return replace(
+            self, lower=-self.upper, upper=-self.lower, drive=drive, position=-self.position, velocity=-self.velocity
+        )
 
 
 @dataclass
@@ -128,10 +131,17 @@ class JointDesc:
     def bodies(self):
         return self.body0, self.body1
 
-    def swapped(self) -> "JointDesc":
+    def swapped(self) -> JointDesc:
         """Same joint with body0 and body1 exchanged; DOF values negated so behaviour is identical."""
-        return replace(self, body0=self.body1, body1=self.body0, frame0=self.frame1, frame1=self.frame0,
-                       dofs=[d.negated() for d in self.dofs], reversed=not self.reversed)
+        return replace(
+            self,
+            body0=self.body1,
+            body1=self.body0,
+            frame0=self.frame1,
+            frame1=self.frame0,
+            dofs=[d.negated() for d in self.dofs],
+            reversed=not self.reversed,
+        )
 
 
 @dataclass

@@ -3,6 +3,7 @@
 What `Scene` and `Articulation` use to step and to refresh poses; nothing here knows USD. The records are
 boxed once (usdart.core.kernels.box), so a step from Python costs one small dispatch.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,4 +52,5 @@ class Engine:
             ids = range(c.spatial_start[s], c.spatial_start[s + 1])
             points = [pos[c.spatial_link[p]] + rot[c.spatial_link[p]] @ c.spatial_point[p] for p in ids]
             c.spatial_par[s, L.TP_REST] = c.spatial_par[s, L.TP_OFFSET] + sum(
-                c.spatial_gearing[p] * np.linalg.norm(points[i] - points[i + 1]) for i, p in enumerate(list(ids)[1:]))
+                c.spatial_gearing[p] * np.linalg.norm(points[i] - points[i + 1]) for i, p in enumerate(list(ids)[1:])
+            )

@@ -3,6 +3,7 @@
 USD matrices are row-vector (p_world = p_local * M); everything here converts them once into
 rotation + translation (+ scale), so the rest of the importer uses x_parent = R @ x + t.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,11 +13,13 @@ from .description import Pose
 
 def quat_to_matrix(q) -> np.ndarray:
     w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def matrix_to_quat(m) -> np.ndarray:
@@ -43,12 +46,14 @@ def matrix_to_quat(m) -> np.ndarray:
 def quat_multiply(a, b) -> np.ndarray:
     w1, x1, y1, z1 = a
     w2, x2, y2, z2 = b
-    return np.array([
-        w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-        w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-        w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-        w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-    ])
+    return np.array(
+        [
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+        ]
+    )
 
 
 def decompose(usd_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -11,6 +11,7 @@ Generalized velocities of tree t are v_start..v_end: a floating root's [v_com; o
 then its DOFs; `v_parent` is the expanded parent array used by the tree-sparse mass matrix
 (usdart.core.kernels.tree_factor), `v_h` where each velocity's row of it starts.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -137,35 +138,57 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[CrossJoint], 
         link[links, L.L_DOF0] = m.dof_start[:-1] + d0
         link[links, L.L_DOF1] = m.dof_start[1:] + d0
         link[links, L.L_TREE] = t
-        for column, values in ((L.PARENT_FRAME_ROT, m.parent_frame_rot), (L.CHILD_FRAME_ROT, m.child_frame_rot),
-                               (L.REST_ROT, m.rest_rot), (L.REVOLUTE_OUTER, m.revolute_outer),
-                               (L.REVOLUTE_CROSS, m.revolute_cross), (L.INERTIA_COM, m.inertia_com),
-                               (L.INERTIA_ORIGIN, m.inertia_origin)):
+        for column, values in (
+            (L.PARENT_FRAME_ROT, m.parent_frame_rot),
+            (L.CHILD_FRAME_ROT, m.child_frame_rot),
+            (L.REST_ROT, m.rest_rot),
+            (L.REVOLUTE_OUTER, m.revolute_outer),
+            (L.REVOLUTE_CROSS, m.revolute_cross),
+            (L.INERTIA_COM, m.inertia_com),
+            (L.INERTIA_ORIGIN, m.inertia_origin),
+        ):
             link_rot[links, column] = values
-        for column, values in ((L.PARENT_FRAME_POS, m.parent_frame_pos), (L.CHILD_FRAME_POS, m.child_frame_pos),
-                               (L.PRISMATIC_AXIS, m.prismatic_axis), (L.COM, m.com), (L.FIRST_MOMENT, m.first_moment)):
+        for column, values in (
+            (L.PARENT_FRAME_POS, m.parent_frame_pos),
+            (L.CHILD_FRAME_POS, m.child_frame_pos),
+            (L.PRISMATIC_AXIS, m.prismatic_axis),
+            (L.COM, m.com),
+            (L.FIRST_MOMENT, m.first_moment),
+        ):
             link_vec[links, column] = values
-        for column, values in ((L.LP_MASS, m.mass), (L.LP_LINEAR_DAMPING, m.link_linear_damping),
-                               (L.LP_ANGULAR_DAMPING, m.link_angular_damping),
-                               (L.LP_MAX_LINEAR_VELOCITY, m.link_max_linear_velocity),
-                               (L.LP_MAX_ANGULAR_VELOCITY, m.link_max_angular_velocity), (L.LP_GRAVITY, m.link_gravity)):
+        for column, values in (
+            (L.LP_MASS, m.mass),
+            (L.LP_LINEAR_DAMPING, m.link_linear_damping),
+            (L.LP_ANGULAR_DAMPING, m.link_angular_damping),
+            (L.LP_MAX_LINEAR_VELOCITY, m.link_max_linear_velocity),
+            (L.LP_MAX_ANGULAR_VELOCITY, m.link_max_angular_velocity),
+            (L.LP_GRAVITY, m.link_gravity),
+        ):
             link_par[links, column] = values
         dofs = slice(d0, d0 + nd)
         dof[dofs, L.D_LINK] = m.dof_link + l0
         dof[dofs, L.D_V] = v0 + nr + np.arange(nd)
         dof[dofs, L.D_DRIVE] = m.drive_mode
         dof[dofs, L.D_WRAPS] = m.dof_wraps
-        dof_par[dofs, L.DP_AXIS:L.DP_AXIS + 3] = m.dof_axis
-        dof_par[dofs, L.DP_MOTION:L.DP_MOTION + 6] = m.motion
-        for column, values in ((L.DP_ARMATURE, m.armature), (L.DP_LOWER, m.dof_lower), (L.DP_UPPER, m.dof_upper),
-                               (L.DP_MAX_VELOCITY, m.max_joint_velocity), (L.DP_DAMPING, m.passive_damping),
-                               (L.DP_STIFFNESS, m.drive_stiffness), (L.DP_DRIVE_DAMPING, m.drive_damping),
-                               (L.DP_MAX_FORCE, m.drive_max_force), (L.DP_ENVELOPE, m.envelope_on),
-                               (L.DP_ENVELOPE_MAX_VELOCITY, m.envelope_max_velocity),
-                               (L.DP_ENVELOPE_RESISTANCE, m.envelope_resistance),
-                               (L.DP_ENVELOPE_GRADIENT, m.envelope_gradient),
-                               (L.DP_STATIC_FRICTION, m.friction_static), (L.DP_DYNAMIC_FRICTION, m.friction_dynamic),
-                               (L.DP_VISCOUS_FRICTION, m.friction_viscous)):
+        dof_par[dofs, L.DP_AXIS : L.DP_AXIS + 3] = m.dof_axis
+        dof_par[dofs, L.DP_MOTION : L.DP_MOTION + 6] = m.motion
+        for column, values in (
+            (L.DP_ARMATURE, m.armature),
+            (L.DP_LOWER, m.dof_lower),
+            (L.DP_UPPER, m.dof_upper),
+            (L.DP_MAX_VELOCITY, m.max_joint_velocity),
+            (L.DP_DAMPING, m.passive_damping),
+            (L.DP_STIFFNESS, m.drive_stiffness),
+            (L.DP_DRIVE_DAMPING, m.drive_damping),
+            (L.DP_MAX_FORCE, m.drive_max_force),
+            (L.DP_ENVELOPE, m.envelope_on),
+            (L.DP_ENVELOPE_MAX_VELOCITY, m.envelope_max_velocity),
+            (L.DP_ENVELOPE_RESISTANCE, m.envelope_resistance),
+            (L.DP_ENVELOPE_GRADIENT, m.envelope_gradient),
+            (L.DP_STATIC_FRICTION, m.friction_static),
+            (L.DP_DYNAMIC_FRICTION, m.friction_dynamic),
+            (L.DP_VISCOUS_FRICTION, m.friction_viscous),
+        ):
             dof_par[dofs, column] = values
         # expanded parent array: the root's six velocities are a chain, then each DOF follows the previous
         # DOF of its joint or the last DOF of the nearest ancestor that moves
@@ -199,15 +222,26 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[CrossJoint], 
         island[i, L.I_ROW0], island[i, L.I_ROW1] = island_rows[i]
 
     couplings = Couplings(
-        row=rows, **_mimic_table(trees, dof_start), **_fixed_tendon_table(trees, dof_start),
+        row=rows,
+        **_mimic_table(trees, dof_start),
+        **_fixed_tendon_table(trees, dof_start),
         **_spatial_table(trees, link_start),
-        joint_link=np.array([[_global(s, link_start) for s in (j.side0, j.side1)] for j in joints],
-                            np.int64).reshape(len(joints), 2),
+        joint_link=np.array([[_global(s, link_start) for s in (j.side0, j.side1)] for j in joints], np.int64).reshape(
+            len(joints), 2
+        ),
         joint_frame=np.array([[j.frame0, j.frame1] for j in joints], float).reshape(len(joints), 2, 4, 4),
-        joint_sides=np.array(joint_sides, np.int64))
-    return Model(Trees(tree, island, island_trees, v_parent, v_h, v_dof), Links(link, link_rot, link_vec, link_par),
-                 Dofs(dof, dof_par), couplings, np.asarray(gravity, float).copy(), n_response, n_jacobian,
-                 int(max((m.n_root + m.n_dofs for m in trees), default=0)))
+        joint_sides=np.array(joint_sides, np.int64),
+    )
+    return Model(
+        Trees(tree, island, island_trees, v_parent, v_h, v_dof),
+        Links(link, link_rot, link_vec, link_par),
+        Dofs(dof, dof_par),
+        couplings,
+        np.asarray(gravity, float).copy(),
+        n_response,
+        n_jacobian,
+        int(max((m.n_root + m.n_dofs for m in trees), default=0)),
+    )
 
 
 def _global(side, link_start) -> int:
@@ -225,8 +259,9 @@ def _internal_joints(trees: list[ArticulationModel]) -> list[CrossJoint]:
 
 
 def cross_joint(desc, side0, side1, locked) -> CrossJoint:
-    return CrossJoint(desc.path, pose_matrix(desc.frame0), pose_matrix(desc.frame1), np.asarray(locked, bool), side0,
-                      side1)
+    return CrossJoint(
+        desc.path, pose_matrix(desc.frame0), pose_matrix(desc.frame1), np.asarray(locked, bool), side0, side1
+    )
 
 
 def _row_table(trees, tree, joints, islands, dof_start):
@@ -266,8 +301,18 @@ def _row_table(trees, tree, joints, islands, dof_start):
         nv1 = int(tree[t1, L.T_V1] - tree[t1, L.T_V0]) if t1 >= 0 else 0
         for axis in range(6):
             if j.locked[axis]:
-                rows.append([L.ROW_JOINT, e, axis, t0, t1, take("resp", nv0), take("resp", nv1) if t1 >= 0 else -1,
-                             take("jac", nv0 + nv1)])
+                rows.append(
+                    [
+                        L.ROW_JOINT,
+                        e,
+                        axis,
+                        t0,
+                        t1,
+                        take("resp", nv0),
+                        take("resp", nv1) if t1 >= 0 else -1,
+                        take("jac", nv0 + nv1),
+                    ]
+                )
 
     island_rows = []
     for members in islands:
@@ -276,7 +321,9 @@ def _row_table(trees, tree, joints, islands, dof_start):
             m = trees[t]
             nv = m.n_root + m.n_dofs
             for s in range(len(m.spatial_params)):
-                rows.append([L.ROW_SPATIAL_TENDON, spatial_base[t] + s, 0, t, -1, take("resp", nv), -1, take("jac", nv)])
+                rows.append(
+                    [L.ROW_SPATIAL_TENDON, spatial_base[t] + s, 0, t, -1, take("resp", nv), -1, take("jac", nv)]
+                )
             for s in range(len(m.tendon_params)):
                 rows.append([L.ROW_FIXED_TENDON, fixed_base[t] + s, 0, t, -1, take("resp", nv), -1, take("jac", nv)])
             for s in range(len(m.mimic_follower)):
@@ -306,10 +353,16 @@ def _row_table(trees, tree, joints, islands, dof_start):
 
 
 def _mimic_table(trees, dof_start) -> dict:
-    pairs = [[dof_start[t] + f, dof_start[t] + l] for t, m in enumerate(trees)
-             for f, l in zip(m.mimic_follower, m.mimic_leader)]
-    par = [[g, o, fr, z] for m in trees for g, o, fr, z in zip(m.mimic_gearing, m.mimic_offset, m.mimic_frequency,
-                                                                  m.mimic_damping_ratio)]
+    pairs = [
+        [dof_start[t] + f, dof_start[t] + l]
+        for t, m in enumerate(trees)
+        for f, l in zip(m.mimic_follower, m.mimic_leader)
+    ]
+    par = [
+        [g, o, fr, z]
+        for m in trees
+        for g, o, fr, z in zip(m.mimic_gearing, m.mimic_offset, m.mimic_frequency, m.mimic_damping_ratio)
+    ]
     return dict(mimic=np.array(pairs, np.int64).reshape(-1, 2), mimic_par=np.array(par, float).reshape(-1, 4))
 
 
@@ -322,8 +375,12 @@ def _fixed_tendon_table(trees, dof_start) -> dict:
                 axes.append([m.tendon_gearing[e], m.tendon_force_coefficient[e]])
             starts.append(len(dofs))
             params.append(m.tendon_params[s])
-    return dict(tendon_start=np.array(starts, np.int64), tendon_dof=np.array(dofs, np.int64),
-                tendon_axis=np.array(axes, float).reshape(-1, 2), tendon_par=np.array(params, float).reshape(-1, 7))
+    return dict(
+        tendon_start=np.array(starts, np.int64),
+        tendon_dof=np.array(dofs, np.int64),
+        tendon_axis=np.array(axes, float).reshape(-1, 2),
+        tendon_par=np.array(params, float).reshape(-1, 7),
+    )
 
 
 def _spatial_table(trees, link_start) -> dict:
@@ -336,6 +393,10 @@ def _spatial_table(trees, link_start) -> dict:
                 gearings.append(m.spatial_gearing[p])
             starts.append(len(links))
             params.append(m.spatial_params[s])
-    return dict(spatial_start=np.array(starts, np.int64), spatial_link=np.array(links, np.int64),
-                spatial_point=np.array(points, float).reshape(-1, 3), spatial_gearing=np.array(gearings, float),
-                spatial_par=np.array(params, float).reshape(-1, 7))
+    return dict(
+        spatial_start=np.array(starts, np.int64),
+        spatial_link=np.array(links, np.int64),
+        spatial_point=np.array(points, float).reshape(-1, 3),
+        spatial_gearing=np.array(gearings, float),
+        spatial_par=np.array(params, float).reshape(-1, 7),
+    )

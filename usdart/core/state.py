@@ -4,6 +4,7 @@ Every array has a leading world axis, so one Model drives many copies of a scene
 learning) and the step runs them in parallel. NamedTuples: a kernel takes each as one argument, and
 an articulation's part of them is a set of numpy views (`tree_view`).
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -88,8 +89,13 @@ class Workspace(NamedTuple):
 
 def sizes(model: Model) -> tuple[int, int, int, int, int]:
     """(links, DOFs, trees, generalized velocities, rows)."""
-    return (len(model.links.link), len(model.dofs.dof), len(model.trees.tree), len(model.trees.v_parent),
-            len(model.couplings.row))
+    return (
+        len(model.links.link),
+        len(model.dofs.dof),
+        len(model.trees.tree),
+        len(model.trees.v_parent),
+        len(model.couplings.row),
+    )
 
 
 def zeros_state(model: Model, worlds: int) -> State:
@@ -100,17 +106,29 @@ def zeros_state(model: Model, worlds: int) -> State:
     root_quat[..., 0] = 1.0
     rot = np.zeros((worlds, n, 3, 3))
     rot[:] = np.eye(3)
-    return State(np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), joint_quat,
-                 np.zeros((worlds, nt, 3)), root_quat, np.zeros((worlds, nt, 6)), np.zeros((worlds, nt, 6)),
-                 np.full((worlds, nt), L.WAKE_TIME), np.zeros((worlds, nt), bool), np.zeros((worlds, n, 3)), rot)
+    return State(
+        np.zeros((worlds, nd)),
+        np.zeros((worlds, nd)),
+        np.zeros((worlds, nd)),
+        joint_quat,
+        np.zeros((worlds, nt, 3)),
+        root_quat,
+        np.zeros((worlds, nt, 6)),
+        np.zeros((worlds, nt, 6)),
+        np.full((worlds, nt), L.WAKE_TIME),
+        np.zeros((worlds, nt), bool),
+        np.zeros((worlds, n, 3)),
+        rot,
+    )
 
 
 def zeros_control(model: Model, worlds: int) -> Control:
     n, nd, nt, _, _ = sizes(model)
     settings = np.zeros((nt, L.TREE_SETTING_COLUMNS))
     settings[:, L.TS_DRIVE_LIMITS_ARE_FORCES] = 1.0
-    return Control(np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)),
-                   settings)
+    return Control(
+        np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)), settings
+    )
 
 
 def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace:
@@ -119,23 +137,51 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
     wa = worlds if articulated else 0
     z = np.zeros
     return Workspace(
-        motion=z((worlds, nd, 6)), body_mass=z((worlds, n)), body_moment=z((worlds, n, 3)),
-        body_inertia=z((worlds, n, 3, 3)), comp_mass=z((worlds, n)), comp_moment=z((worlds, n, 3)),
-        comp_inertia=z((worlds, n, 3, 3)), vel=z((worlds, n, 6)), acc=z((worlds, n, 6)), force=z((worlds, n, 6)),
-        wrench=z((worlds, n, 6)), H=z((worlds, int(model.trees.v_h[-1]))), gen=z((worlds, nv)), gvel=z((worlds, nv)),
-        gvel_start=z((worlds, nv)), gvel_pos=z((worlds, nv)), row_value=z((worlds, rows, L.ROW_VALUE_COLUMNS)),
-        resp=z((worlds, model.n_response)), jac=z((worlds, model.n_jacobian)),
-        point_jac=z((worlds, 12, max(model.max_tree_velocities, 1))), frames=z((worlds, 2, 4, 4)),
-        vec=z((worlds, 10, 6)), posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
-        art_inertia=z((wa, n, 6, 6)), art_bias=z((wa, n, 6)), dof_u=z((wa, nd, 6)), dof_inv=z((wa, n, 3, 3)),
-        dof_bias=z((wa, nd)), mat6=z((wa, 6, 6)), tau=z((wa, nd)), rk=z((wa, 10, nv)), stage_q=z((wa, nd)),
-        stage_qd=z((wa, nd)), stage_joint_quat=z((wa, n, 4)), stage_root_pos=z((wa, nt, 3)),
-        stage_root_quat=z((wa, nt, 4)), stage_root_vel=z((wa, nt, 6)), stage_pos=z((wa, n, 3)),
-        stage_rot=z((wa, n, 3, 3)))
+        motion=z((worlds, nd, 6)),
+        body_mass=z((worlds, n)),
+        body_moment=z((worlds, n, 3)),
+        body_inertia=z((worlds, n, 3, 3)),
+        comp_mass=z((worlds, n)),
+        comp_moment=z((worlds, n, 3)),
+        comp_inertia=z((worlds, n, 3, 3)),
+        vel=z((worlds, n, 6)),
+        acc=z((worlds, n, 6)),
+        force=z((worlds, n, 6)),
+        wrench=z((worlds, n, 6)),
+        H=z((worlds, int(model.trees.v_h[-1]))),
+        gen=z((worlds, nv)),
+        gvel=z((worlds, nv)),
+        gvel_start=z((worlds, nv)),
+        gvel_pos=z((worlds, nv)),
+        row_value=z((worlds, rows, L.ROW_VALUE_COLUMNS)),
+        resp=z((worlds, model.n_response)),
+        jac=z((worlds, model.n_jacobian)),
+        point_jac=z((worlds, 12, max(model.max_tree_velocities, 1))),
+        frames=z((worlds, 2, 4, 4)),
+        vec=z((worlds, 10, 6)),
+        posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
+        art_inertia=z((wa, n, 6, 6)),
+        art_bias=z((wa, n, 6)),
+        dof_u=z((wa, nd, 6)),
+        dof_inv=z((wa, n, 3, 3)),
+        dof_bias=z((wa, nd)),
+        mat6=z((wa, 6, 6)),
+        tau=z((wa, nd)),
+        rk=z((wa, 10, nv)),
+        stage_q=z((wa, nd)),
+        stage_qd=z((wa, nd)),
+        stage_joint_quat=z((wa, n, 4)),
+        stage_root_pos=z((wa, nt, 3)),
+        stage_root_quat=z((wa, nt, 4)),
+        stage_root_vel=z((wa, nt, 6)),
+        stage_pos=z((wa, n, 3)),
+        stage_rot=z((wa, n, 3, 3)),
+    )
 
 
-def set_initial_state(model: Model, state: State, control: Control, t: int, desc: ArticulationDesc,
-                      tree_model: ArticulationModel) -> None:
+def set_initial_state(
+    model: Model, state: State, control: Control, t: int, desc: ArticulationDesc, tree_model: ArticulationModel
+) -> None:
     """Tree t starts as authored: root body pose and velocity, JointStateAPI positions and velocities,
     drive targets; settings from the articulation (sleep threshold)."""
     l0, _, d0, d1 = model.trees.tree[t, :4]
@@ -176,9 +222,20 @@ class TreeState(NamedTuple):
 
 def tree_view(model: Model, state: State, t: int) -> TreeState:
     l0, l1, d0, d1 = (int(x) for x in model.trees.tree[t, :4])
-    return TreeState(state.q[:, d0:d1], state.qd[:, d0:d1], state.qdd[:, d0:d1], state.joint_quat[:, l0:l1],
-                     state.root_pos[:, t], state.root_quat[:, t], state.root_vel[:, t], state.root_acc[:, t],
-                     state.wake_time[:, t], state.asleep[:, t], state.link_pos[:, l0:l1], state.link_rot[:, l0:l1])
+    return TreeState(
+        state.q[:, d0:d1],
+        state.qd[:, d0:d1],
+        state.qdd[:, d0:d1],
+        state.joint_quat[:, l0:l1],
+        state.root_pos[:, t],
+        state.root_quat[:, t],
+        state.root_vel[:, t],
+        state.root_acc[:, t],
+        state.wake_time[:, t],
+        state.asleep[:, t],
+        state.link_pos[:, l0:l1],
+        state.link_rot[:, l0:l1],
+    )
 
 
 def rotation_vector_to_quat(rv) -> np.ndarray:

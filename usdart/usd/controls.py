@@ -18,6 +18,7 @@ importer would read it (the API schema is applied to that axis).
 Time: simulation time 0 is the input's startTimeCode (0 when unauthored); time codes become seconds with
 the input's timeCodesPerSecond as USD composes it (24 when unauthored).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -97,8 +98,9 @@ class StageControls:
                                 found.tracks.setdefault(kind, []).append(track)
                     k += 1
             self._derive_velocities(found)
-            found.index = {kind: np.array([t.dof for t in tracks], dtype=np.int64)
-                           for kind, tracks in found.tracks.items()}
+            found.index = {
+                kind: np.array([t.dof for t in tracks], dtype=np.int64) for kind, tracks in found.tracks.items()
+            }
             if found.tracks:
                 self._arts.append(found)
 
@@ -137,8 +139,10 @@ class StageControls:
     def table(self, times) -> list[dict[str, np.ndarray]]:
         """Every track at each of `times` (seconds): per articulation, kind -> (len(times), n) values."""
         times = np.atleast_1d(np.asarray(times, dtype=float))
-        return [{kind: np.stack([t.at(times) for t in tracks], axis=1) for kind, tracks in found.tracks.items()}
-                for found in self._arts]
+        return [
+            {kind: np.stack([t.at(times) for t in tracks], axis=1) for kind, tracks in found.tracks.items()}
+            for found in self._arts
+        ]
 
     def apply(self, time: float) -> None:
         """Targets and prescribed joint states at `time` seconds, in every world."""
@@ -148,8 +152,10 @@ class StageControls:
         """Row `row` of a `table`; `states=False` sets the drive targets only."""
         for found, values in zip(self._arts, table):
             art = found.art
-            for kind, target in (("target_position", art.control.target_position),
-                                 ("target_velocity", art.control.target_velocity)):
+            for kind, target in (
+                ("target_position", art.control.target_position),
+                ("target_velocity", art.control.target_velocity),
+            ):
                 if kind in values:
                     idx, new = found.index[kind], values[kind][row]
                     if not np.array_equal(target[:, idx], np.broadcast_to(new, target[:, idx].shape)):

@@ -14,6 +14,7 @@ It is skipped when:
   the same schema names): two definitions of one schema would clash;
 - the environment variable USDART_NO_SCHEMA_PLUGIN is set to a non-empty value other than "0".
 """
+
 from __future__ import annotations
 
 import json

@@ -15,6 +15,7 @@ from the composed input stage (at each time code when something above is animate
 Joints get `state:<axis>:physics:position` / `velocity` time samples (PhysicsJointStateAPI, prepended to
 `apiSchemas` where the input does not apply it) in the stage's units and USD's body0 -> body1 sense.
 """
+
 from __future__ import annotations
 
 import collections
@@ -29,11 +30,16 @@ from .importer.usd_values import applied_schemas
 
 # stage metadata lives in the root layer: the output carries the input's
 COPIED_METADATA = ("defaultPrim", "upAxis", "metersPerUnit", "kilogramsPerUnit")
-_OPS = {"translate": Sdf.ValueTypeNames.Double3, "orient": Sdf.ValueTypeNames.Quatd,
-        "scale": Sdf.ValueTypeNames.Double3}
-_FLOAT_OPS = {"translate": (Sdf.ValueTypeNames.Double3, Sdf.ValueTypeNames.Float3),
-              "orient": (Sdf.ValueTypeNames.Quatd, Sdf.ValueTypeNames.Quatf),
-              "scale": (Sdf.ValueTypeNames.Double3, Sdf.ValueTypeNames.Float3)}
+_OPS = {
+    "translate": Sdf.ValueTypeNames.Double3,
+    "orient": Sdf.ValueTypeNames.Quatd,
+    "scale": Sdf.ValueTypeNames.Double3,
+}
+_FLOAT_OPS = {
+    "translate": (Sdf.ValueTypeNames.Double3, Sdf.ValueTypeNames.Float3),
+    "orient": (Sdf.ValueTypeNames.Quatd, Sdf.ValueTypeNames.Quatf),
+    "scale": (Sdf.ValueTypeNames.Double3, Sdf.ValueTypeNames.Float3),
+}
 
 
 @dataclass
@@ -55,8 +61,9 @@ class DofSeries:
     velocity: np.ndarray  # (F,)
 
 
-def new_layer(stage: Usd.Stage, time_codes_per_second: float, start: float, end: float,
-              sublayer: str | None) -> Sdf.Layer:
+def new_layer(
+    stage: Usd.Stage, time_codes_per_second: float, start: float, end: float, sublayer: str | None
+) -> Sdf.Layer:
     """An anonymous layer with the input's stage metadata and the output's time range."""
     layer = Sdf.Layer.CreateAnonymous(".usda")
     source = stage.GetRootLayer().pseudoRoot
@@ -79,8 +86,10 @@ def write(layer: Sdf.Layer, stage: Usd.Stage, time_codes, bodies: list[BodyFrame
     not be used while a change block is open)."""
     times = [float(t) for t in time_codes]
     locals_ = local_transforms(stage, times, bodies)
-    body_plans = [(body.path, {op: _op(stage.GetPrimAtPath(body.path), op) for op in _OPS}, *locals_[body.path])
-                  for body in bodies]
+    body_plans = [
+        (body.path, {op: _op(stage.GetPrimAtPath(body.path), op) for op in _OPS}, *locals_[body.path])
+        for body in bodies
+    ]
     dof_plans = [(series, _dof_plan(stage.GetPrimAtPath(series.joint), series.instance)) for series in dofs]
     with Sdf.ChangeBlock():
         for plan in body_plans:
@@ -125,8 +134,10 @@ def _parent_matrices(stage, prim, time_codes, written, resets) -> np.ndarray:
         if UsdGeom.Xformable(p) and UsdGeom.Xformable(p).GetResetXformStack():
             break  # everything above is ignored by the composed transform
         p = p.GetParent()
-    animated = any(UsdGeom.Xformable(c) and UsdGeom.Xformable(c).TransformMightBeTimeVarying()
-                   for c in (chain if anchor is not None else _ancestors(parent)))
+    animated = any(
+        UsdGeom.Xformable(c) and UsdGeom.Xformable(c).TransformMightBeTimeVarying()
+        for c in (chain if anchor is not None else _ancestors(parent))
+    )
     codes = time_codes if animated else [Usd.TimeCode.Default()]
     matrices = []
     for code in codes:
@@ -176,12 +187,18 @@ def _quaternions(R: np.ndarray) -> np.ndarray:
     s = 2.0 * np.sqrt(np.maximum(four_sq[np.arange(len(R)), k], 1e-300))  # 4 |largest component|
     a = np.stack([R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0], R[:, 1, 0] - R[:, 0, 1]], axis=1)  # 4 w (x, y, z)
     b = np.stack([R[:, 0, 1] + R[:, 1, 0], R[:, 0, 2] + R[:, 2, 0], R[:, 1, 2] + R[:, 2, 1]], axis=1)  # 4 xy, xz, yz
-    cases = np.stack([
-        np.column_stack([s * s / 4, a[:, 0], a[:, 1], a[:, 2]]),
-        np.column_stack([a[:, 0], s * s / 4, b[:, 0], b[:, 1]]),
-        np.column_stack([a[:, 1], b[:, 0], s * s / 4, b[:, 2]]),
-        np.column_stack([a[:, 2], b[:, 1], b[:, 2], s * s / 4]),
-    ], axis=1) / s[:, None, None]
+    cases = (
+        np.stack(
+            [
+                np.column_stack([s * s / 4, a[:, 0], a[:, 1], a[:, 2]]),
+                np.column_stack([a[:, 0], s * s / 4, b[:, 0], b[:, 1]]),
+                np.column_stack([a[:, 1], b[:, 0], s * s / 4, b[:, 2]]),
+                np.column_stack([a[:, 2], b[:, 1], b[:, 2], s * s / 4]),
+            ],
+            axis=1,
+        )
+        / s[:, None, None]
+    )
     q = cases[np.arange(len(R)), k]
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     return q * np.where(q[:, :1] < 0, -1.0, 1.0)
@@ -223,8 +240,12 @@ def _write_body(layer, times, path, ops, translate, orient, scale, resets) -> No
     dtype = {Vt.Vec3dArray: np.float64, Vt.Vec3fArray: np.float32}
     _samples(layer, t_spec.path, times, vec.FromNumpy(np.ascontiguousarray(translate, dtype=dtype[vec])))
     orient_xyzw = orient[:, [1, 2, 3, 0]]
-    _samples(layer, o_spec.path, times, quat.FromNumpy(np.ascontiguousarray(
-        orient_xyzw, dtype=np.float64 if quat is Vt.QuatdArray else np.float32)))
+    _samples(
+        layer,
+        o_spec.path,
+        times,
+        quat.FromNumpy(np.ascontiguousarray(orient_xyzw, dtype=np.float64 if quat is Vt.QuatdArray else np.float32)),
+    )
     order = (["!resetXformStack!"] if resets else []) + [t_name, o_name]
     if not np.allclose(scale, 1.0, rtol=0.0, atol=1e-12):
         s_spec = Sdf.AttributeSpec(spec, s_name, s_type)

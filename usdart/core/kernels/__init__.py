@@ -13,6 +13,7 @@ they cannot allocate, and array views skip reference counting.
 numba's on-disk cache only notices edits to a function's own file. usdart therefore keeps it in a
 folder named by a hash of every kernel source file (`cache_folder`): any edit starts a fresh cache.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,7 +37,8 @@ def cache_folder() -> str:
     """Where numba keeps usdart's compiled kernels: `$NUMBA_CACHE_DIR` (or the user cache folder) /
     usdart-<hash of the kernel sources>."""
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "usdart")
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "usdart"
+    )
     return os.path.join(base, f"usdart-{_sources_hash()}")
 
 

@@ -1,5 +1,6 @@
 """Articulated-body algorithm of one tree: forward dynamics in O(n), armature included (PhysX
 computeJointAcceleration; the RK4 stages)."""
+
 from __future__ import annotations
 
 from numba import njit
@@ -35,9 +36,39 @@ def invert_spd(A, n, out):
 
 
 @njit(cache=True, _nrt=False)
-def aba(link, dof, dof_par, link_vec, l0, l1, v0, floating, c, rot, pos, motion, body_mass, body_moment, body_inertia,
-        qd, root_vel, tau, gravity, wrench, use_wrench, vel, acc, art_inertia, art_bias, dof_u, dof_inv, dof_bias,
-        mat6, scratch, out):
+def aba(
+    link,
+    dof,
+    dof_par,
+    link_vec,
+    l0,
+    l1,
+    v0,
+    floating,
+    c,
+    rot,
+    pos,
+    motion,
+    body_mass,
+    body_moment,
+    body_inertia,
+    qd,
+    root_vel,
+    tau,
+    gravity,
+    wrench,
+    use_wrench,
+    vel,
+    acc,
+    art_inertia,
+    art_bias,
+    dof_u,
+    dof_inv,
+    dof_bias,
+    mat6,
+    scratch,
+    out,
+):
     """out[v0:v1] = generalized accelerations [root nudot (floating); qdd] under joint forces tau (per
     DOF), gravity and optional link wrenches (world, at COMs). Needs world_frames and link velocities.
 

@@ -1,12 +1,21 @@
 """Link forces of a step: user forces, gravity switched off per link, link damping, velocity limits."""
+
 from __future__ import annotations
 
 import math
 
 from numba import njit
 
-from ..layout import (COM, INERTIA_COM, LP_ANGULAR_DAMPING, LP_GRAVITY, LP_LINEAR_DAMPING, LP_MASS,
-                      LP_MAX_ANGULAR_VELOCITY, LP_MAX_LINEAR_VELOCITY)
+from ..layout import (
+    COM,
+    INERTIA_COM,
+    LP_ANGULAR_DAMPING,
+    LP_GRAVITY,
+    LP_LINEAR_DAMPING,
+    LP_MASS,
+    LP_MAX_ANGULAR_VELOCITY,
+    LP_MAX_LINEAR_VELOCITY,
+)
 
 
 @njit(cache=True, _nrt=False)

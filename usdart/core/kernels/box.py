@@ -4,6 +4,7 @@ Calling a jitted function unboxes every array of a NamedTuple argument (about 0.
 for a Model, State and Workspace); a box is unboxed in well under a microsecond. The box shares the
 arrays with the NamedTuple (no copy), so writes on either side are seen on the other.
 """
+
 from __future__ import annotations
 
 from numba import njit, types

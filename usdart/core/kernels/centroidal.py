@@ -5,6 +5,7 @@ the motion column); the root's columns use the whole articulation's inertia. Mom
 origin O become centroidal with L_G = L_O - G x P. The bias dA/dt nu is the RNEA root force at zero
 acceleration and without gravity, moved the same way (usdart.core.kernels.entry).
 """
+
 from __future__ import annotations
 
 from numba import njit

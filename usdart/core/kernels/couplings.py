@@ -3,15 +3,35 @@ tree (loop-closing joints, joints between articulations and free bodies). For ea
 the row at the step start (Jacobian J, response M'^-1 W^T, error), one solves it; see usdart.core.kernels.rows
 for the row storage.
 """
+
 from __future__ import annotations
 
 import math
 
 from numba import njit
 
-from ..layout import (D_V, MP_DAMPING_RATIO, MP_FREQUENCY, MP_GEARING, MP_OFFSET, RV_C0, RV_C1, RV_C2, RV_C3,
-                      RV_ERROR, RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_LOWER, TP_OFFSET,
-                      TP_REST, TP_STIFFNESS, TP_UPPER)
+from ..layout import (
+    D_V,
+    MP_DAMPING_RATIO,
+    MP_FREQUENCY,
+    MP_GEARING,
+    MP_OFFSET,
+    RV_C0,
+    RV_C1,
+    RV_C2,
+    RV_C3,
+    RV_ERROR,
+    RV_LAMBDA,
+    RV_LAMBDA2,
+    RV_RESPONSE,
+    TP_DAMPING,
+    TP_LIMIT_STIFFNESS,
+    TP_LOWER,
+    TP_OFFSET,
+    TP_REST,
+    TP_STIFFNESS,
+    TP_UPPER,
+)
 from .jacobian import point_jacobian
 from .rows import LIMIT_ERP, TINY_RESPONSE, apply, rate
 from .tree_factor import solve
@@ -65,8 +85,27 @@ def tendon_coefficients(params, length, dt, rv):
 
 # ---- spatial tendons ------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def fill_spatial_tendon(link, dof, dof_par, spatial_start, spatial_link, spatial_point, spatial_gearing, s, l0, v0, nv,
-                        floating, c, rot, pos, pj, points, jac, joff):
+def fill_spatial_tendon(
+    link,
+    dof,
+    dof_par,
+    spatial_start,
+    spatial_link,
+    spatial_point,
+    spatial_gearing,
+    s,
+    l0,
+    v0,
+    nv,
+    floating,
+    c,
+    rot,
+    pos,
+    pj,
+    points,
+    jac,
+    joff,
+):
     """u = sum g_j |x_parent - x_j| along the sub-tendon's root -> leaf chain (returned without the
     offset); J = du/dnu. Unlike PhysX, which pushes only on the root and leaf links, the row acts along
     every segment: the tendon's force is the gradient of its length, so intermediate attachments carry
@@ -79,8 +118,12 @@ def fill_spatial_tendon(link, dof, dof_par, spatial_start, spatial_link, spatial
             i = spatial_link[e]
             x, R = points[side], rot[i]
             for a in range(3):
-                x[a] = pos[i, a] + R[a, 0] * spatial_point[e, 0] + R[a, 1] * spatial_point[e, 1] \
+                x[a] = (
+                    pos[i, a]
+                    + R[a, 0] * spatial_point[e, 0]
+                    + R[a, 1] * spatial_point[e, 1]
                     + R[a, 2] * spatial_point[e, 2]
+                )
             point_jacobian(link, dof, dof_par, l0, v0, nv, floating, c, rot, pos, i, x[0], x[1], x[2], pj, 6 * side)
         d0, d1, d2 = points[0, 0] - points[1, 0], points[0, 1] - points[1, 1], points[0, 2] - points[1, 2]
         segment = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
@@ -89,8 +132,9 @@ def fill_spatial_tendon(link, dof, dof_par, spatial_start, spatial_link, spatial
         if segment > 0.0:
             n0, n1, n2 = d0 / segment, d1 / segment, d2 / segment
             for col in range(nv):
-                jac[joff + col] += g * (n0 * (pj[0, col] - pj[6, col]) + n1 * (pj[1, col] - pj[7, col])
-                                        + n2 * (pj[2, col] - pj[8, col]))
+                jac[joff + col] += g * (
+                    n0 * (pj[0, col] - pj[6, col]) + n1 * (pj[1, col] - pj[7, col]) + n2 * (pj[2, col] - pj[8, col])
+                )
     return length
 
 
@@ -105,6 +149,8 @@ def fill_mimic(dof, mimic, mimic_par, i, v0, nv, q, jac, joff, resp, off):
     for a in range(nv):
         resp[off + a] = jac[joff + a]
     return q[f] + G * q[l] + mimic_par[i, MP_OFFSET]
+
+
 @njit(cache=True, _nrt=False)
 def solve_tendon(params, dt, rv, gvel, v0, nv, jac, joff, resp, off):
     """Spring toward the rest length plus a limit spring outside [lower, upper] (reference §7)."""
@@ -178,6 +224,7 @@ def joint_frame_world(F, link, rot, pos, out):
 @njit(cache=True, _nrt=False)
 def relative_rotation_vector(A, B, out):
     """out[:3] = rotation vector of A^T B (rotation blocks of two frames), in A's axes."""
+
     def rel(a, b):
         return A[0, a] * B[0, b] + A[1, a] * B[1, b] + A[2, a] * B[2, b]
 

@@ -4,6 +4,7 @@ Column of DOF k (link i): F = Ic_i S_k is the momentum a unit velocity of k give
 entry for any velocity j on the chain to the root is S_j . F (or, for the floating root's velocities,
 F as force and torque about the root COM). Storage and ordering: usdart.core.kernels.tree_factor.
 """
+
 from __future__ import annotations
 
 from numba import njit
@@ -32,8 +33,9 @@ def composite_inertias(link, l0, l1, body_mass, body_moment, body_inertia, comp_
 
 
 @njit(cache=True, _nrt=False)
-def mass_matrix(link, dof, v_parent, v_h, v_dof, l0, l1, v0, floating, c, motion, comp_mass, comp_moment,
-                comp_inertia, scratch, H):
+def mass_matrix(
+    link, dof, v_parent, v_h, v_dof, l0, l1, v0, floating, c, motion, comp_mass, comp_moment, comp_inertia, scratch, H
+):
     """H rows v0.. = the tree's mass matrix without armature (sparse storage). c: root COM (floating);
     scratch: (>= 3, 6). Needs world_frames and composite_inertias."""
     F, g, s = scratch[0], scratch[1], scratch[2]

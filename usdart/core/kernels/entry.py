@@ -7,6 +7,7 @@ one tree at the state of world 0 (the articulation cache's scratch scene): `inve
 `mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world `link_motion`;
 `*_all` run one tree's algorithm for every world in parallel (batches of states).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +16,8 @@ from numba import njit, prange
 from ..layout import D_V, DP_ARMATURE, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT, T_V0, T_V1
 from .aba import aba
 from .centroidal import about_com, centroidal_matrix
-from .crba import composite_inertias, mass_matrix as tree_mass_matrix
+from .crba import composite_inertias
+from .crba import mass_matrix as tree_mass_matrix
 from .jacobian import link_jacobians
 from .kinematics import com_accelerations, com_velocities, link_velocities, tree_poses, world_frames
 from .rnea import rnea
@@ -26,8 +28,18 @@ from .tree_factor import to_dense
 
 @njit(cache=True, _nrt=False)
 def _poses(m, st, ws, w):
-    world_poses(m.trees.tree, m.links.link, m.links.link_rot, m.links.link_vec, st.q[w], st.joint_quat[w],
-                st.root_pos[w], st.root_quat[w], st.link_rot[w], st.link_pos[w])
+    world_poses(
+        m.trees.tree,
+        m.links.link,
+        m.links.link_rot,
+        m.links.link_vec,
+        st.q[w],
+        st.joint_quat[w],
+        st.root_pos[w],
+        st.root_quat[w],
+        st.link_rot[w],
+        st.link_pos[w],
+    )
     posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], True)
 
 
@@ -100,13 +112,37 @@ def update_poses(b, w):
 def _frames(m, st, ws, w, t):
     """Poses, motion columns and world inertias of tree t; the root COM (floating) into ws.vec[w, 4]."""
     tr, lk = m.trees.tree, m.links
-    tree_poses(lk.link, lk.link_rot, lk.link_vec, tr[t, T_LINK0], tr[t, T_LINK1], st.q[w], st.joint_quat[w],
-               st.root_pos[w, t], st.root_quat[w, t], st.link_rot[w], st.link_pos[w])
+    tree_poses(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        st.q[w],
+        st.joint_quat[w],
+        st.root_pos[w, t],
+        st.root_quat[w, t],
+        st.link_rot[w],
+        st.link_pos[w],
+    )
     c = ws.vec[w, 4]
     if tr[t, T_ROOT] == 6:
         root_com(lk.link_vec, st.link_rot[w], st.link_pos[w], tr[t, T_LINK0], c)
-    world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, m.dofs.dof_par, tr[t, T_LINK0], tr[t, T_LINK1],
-                 st.link_rot[w], st.link_pos[w], ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w])
+    world_frames(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        lk.link_par,
+        m.dofs.dof_par,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -117,9 +153,36 @@ def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity
     _frames(m, st, ws, w, t)
     c = ws.vec[w, 4]
     link_velocities(lk.link, l0, l1, floating, c, st.root_vel[w, t], st.qd[w], vel_scale, ws.motion[w], ws.vel[w])
-    rnea(lk.link, m.dofs.dof, lk.link_vec, l0, l1, tr[t, T_V0], floating, c, st.link_rot[w], st.link_pos[w],
-         ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], st.qd[w], qdd, st.root_vel[w, t],
-         root_acc, vel_scale, acc_scale, gravity, wrench, use_wrench, ws.vel[w], ws.acc[w], ws.force[w], ws.vec[w], out)
+    rnea(
+        lk.link,
+        m.dofs.dof,
+        lk.link_vec,
+        l0,
+        l1,
+        tr[t, T_V0],
+        floating,
+        c,
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        st.qd[w],
+        qdd,
+        st.root_vel[w, t],
+        root_acc,
+        vel_scale,
+        acc_scale,
+        gravity,
+        wrench,
+        use_wrench,
+        ws.vel[w],
+        ws.acc[w],
+        ws.force[w],
+        ws.vec[w],
+        out,
+    )
 
 
 @njit(cache=True)
@@ -136,10 +199,35 @@ def _mass_matrix(m, st, ws, w, t, with_armature, out):
     l0, l1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0], tr[t, T_V1]
     _frames(m, st, ws, w, t)
     c = ws.vec[w, 4]
-    composite_inertias(lk.link, l0, l1, ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w],
-                       ws.comp_moment[w], ws.comp_inertia[w])
-    tree_mass_matrix(lk.link, m.dofs.dof, trees.v_parent, trees.v_h, trees.v_dof, l0, l1, v0, tr[t, T_ROOT] == 6, c,
-                     ws.motion[w], ws.comp_mass[w], ws.comp_moment[w], ws.comp_inertia[w], ws.vec[w], ws.H[w])
+    composite_inertias(
+        lk.link,
+        l0,
+        l1,
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        ws.comp_mass[w],
+        ws.comp_moment[w],
+        ws.comp_inertia[w],
+    )
+    tree_mass_matrix(
+        lk.link,
+        m.dofs.dof,
+        trees.v_parent,
+        trees.v_h,
+        trees.v_dof,
+        l0,
+        l1,
+        v0,
+        tr[t, T_ROOT] == 6,
+        c,
+        ws.motion[w],
+        ws.comp_mass[w],
+        ws.comp_moment[w],
+        ws.comp_inertia[w],
+        ws.vec[w],
+        ws.H[w],
+    )
     if with_armature:
         for k in range(tr[t, T_DOF0], tr[t, T_DOF1]):
             ws.H[w, trees.v_h[m.dofs.dof[k, D_V]]] += m.dofs.dof_par[k, DP_ARMATURE]
@@ -161,10 +249,39 @@ def _forward_dynamics(m, st, ws, w, t, tau, wrench, use_wrench, gravity, out):
     _frames(m, st, ws, w, t)
     c = ws.vec[w, 4]
     link_velocities(lk.link, l0, l1, floating, c, st.root_vel[w, t], st.qd[w], 1.0, ws.motion[w], ws.vel[w])
-    aba(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, tr[t, T_V0], floating, c, st.link_rot[w], st.link_pos[w],
-        ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], st.qd[w], st.root_vel[w, t], tau,
-        gravity, wrench, use_wrench, ws.vel[w], ws.acc[w], ws.art_inertia[w], ws.art_bias[w], ws.dof_u[w],
-        ws.dof_inv[w], ws.dof_bias[w], ws.mat6[w], ws.vec[w], out)
+    aba(
+        lk.link,
+        dofs.dof,
+        dofs.dof_par,
+        lk.link_vec,
+        l0,
+        l1,
+        tr[t, T_V0],
+        floating,
+        c,
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        st.qd[w],
+        st.root_vel[w, t],
+        tau,
+        gravity,
+        wrench,
+        use_wrench,
+        ws.vel[w],
+        ws.acc[w],
+        ws.art_inertia[w],
+        ws.art_bias[w],
+        ws.dof_u[w],
+        ws.dof_inv[w],
+        ws.dof_bias[w],
+        ws.mat6[w],
+        ws.vec[w],
+        out,
+    )
 
 
 @njit(cache=True)
@@ -188,8 +305,22 @@ def _jacobians(m, st, ws, t, at_com, out):
     _frames(m, st, ws, 0, t)
     c = ws.vec[0, 4]
     v0 = tr[t, T_V0]
-    link_jacobians(lk.link, m.dofs.dof, m.dofs.dof_par, lk.link_vec, tr[t, T_LINK0], tr[t, T_LINK1], v0,
-                   tr[t, T_V1] - v0, tr[t, T_ROOT] == 6, c, st.link_rot[0], st.link_pos[0], at_com, out)
+    link_jacobians(
+        lk.link,
+        m.dofs.dof,
+        m.dofs.dof_par,
+        lk.link_vec,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        v0,
+        tr[t, T_V1] - v0,
+        tr[t, T_ROOT] == 6,
+        c,
+        st.link_rot[0],
+        st.link_pos[0],
+        at_com,
+        out,
+    )
 
 
 @njit(cache=True)
@@ -205,10 +336,31 @@ def _centroidal(m, st, ws, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rn
     l0, l1, v0 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0]
     _frames(m, st, ws, 0, t)
     c = ws.vec[0, 4]
-    composite_inertias(lk.link, l0, l1, ws.body_mass[0], ws.body_moment[0], ws.body_inertia[0], ws.comp_mass[0],
-                       ws.comp_moment[0], ws.comp_inertia[0])
-    centroidal_matrix(m.dofs.dof, l0, tr[t, T_DOF0], tr[t, T_DOF1], v0, c, ws.motion[0], ws.comp_mass[0],
-                      ws.comp_moment[0], ws.comp_inertia[0], ws.vec[0], A)
+    composite_inertias(
+        lk.link,
+        l0,
+        l1,
+        ws.body_mass[0],
+        ws.body_moment[0],
+        ws.body_inertia[0],
+        ws.comp_mass[0],
+        ws.comp_moment[0],
+        ws.comp_inertia[0],
+    )
+    centroidal_matrix(
+        m.dofs.dof,
+        l0,
+        tr[t, T_DOF0],
+        tr[t, T_DOF1],
+        v0,
+        c,
+        ws.motion[0],
+        ws.comp_mass[0],
+        ws.comp_moment[0],
+        ws.comp_inertia[0],
+        ws.vec[0],
+        A,
+    )
     _rnea(m, st, ws, 0, t, qdd_zero, root_zero, 0.0, wrench_zero, False, gravity_zero, 1.0, rnea_out)
     about_com(ws.comp_mass[0], ws.comp_moment[0], l0, ws.force[0, l0], bias, 0)
 

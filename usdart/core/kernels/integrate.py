@@ -1,12 +1,25 @@
 """Position update of one tree: joint positions, spherical and root quaternions, from a velocity."""
+
 from __future__ import annotations
 
 import math
 
 from numba import njit
 
-from ..layout import COM, D_V, D_WRAPS, DP_AXIS, DP_LOWER, DP_UPPER, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL, \
-    L_DOF0, L_DOF1, L_JOINT
+from ..layout import (
+    COM,
+    D_V,
+    D_WRAPS,
+    DP_AXIS,
+    DP_LOWER,
+    DP_UPPER,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    JOINT_SPHERICAL,
+    L_DOF0,
+    L_DOF1,
+    L_JOINT,
+)
 
 
 @njit(cache=True, _nrt=False)
@@ -32,8 +45,9 @@ def quat_times_exp(q, rx, ry, rz, right):
 
 
 @njit(cache=True, _nrt=False)
-def integrate_positions(link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, rot, pos, vel, q, joint_quat,
-                        root_pos, root_quat):
+def integrate_positions(
+    link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, rot, pos, vel, q, joint_quat, root_pos, root_quat
+):
     """Move a tree by dt with generalized velocity vel[v0:v1] (root [v_com; omega], then DOFs); rot/pos
     are the link poses the velocity was computed at. Unlimited revolute DOFs wrap to (-pi, pi]."""
     if floating:  # the COM moves with v_com, the frame turns about it

@@ -1,4 +1,5 @@
 """Link Jacobians in world axes: d[v_point; omega]/d(generalized velocity) for points on links."""
+
 from __future__ import annotations
 
 from numba import njit
@@ -29,8 +30,14 @@ def point_jacobian(link, dof, dof_par, l0, v0, nv, floating, c, rot, pos, i, x0,
         Rj = rot[j]
         for k in range(link[j, L_DOF0], link[j, L_DOF1]):
             s = dof_par[k]
-            m0, m1, m2, m3, m4, m5 = (s[DP_MOTION], s[DP_MOTION + 1], s[DP_MOTION + 2], s[DP_MOTION + 3],
-                                      s[DP_MOTION + 4], s[DP_MOTION + 5])
+            m0, m1, m2, m3, m4, m5 = (
+                s[DP_MOTION],
+                s[DP_MOTION + 1],
+                s[DP_MOTION + 2],
+                s[DP_MOTION + 3],
+                s[DP_MOTION + 4],
+                s[DP_MOTION + 5],
+            )
             wx = Rj[0, 0] * m0 + Rj[0, 1] * m1 + Rj[0, 2] * m2
             wy = Rj[1, 0] * m0 + Rj[1, 1] * m1 + Rj[1, 2] * m2
             wz = Rj[2, 0] * m0 + Rj[2, 1] * m1 + Rj[2, 2] * m2

@@ -6,15 +6,35 @@ origin, so velocities and inertias add up the tree without changes of frame (as 
 floating root's generalized velocity is nu = [v_com; omega] (PhysX's root velocity); as a spatial
 velocity it is [omega; v_com - omega x c], c the root COM in world.
 """
+
 from __future__ import annotations
 
 import math
 
 from numba import njit
 
-from ..layout import (CHILD_FRAME_POS, CHILD_FRAME_ROT, COM, DP_MOTION, FIRST_MOMENT, INERTIA_ORIGIN, JOINT_PRISMATIC,
-                      JOINT_REVOLUTE, JOINT_SPHERICAL, L_DOF0, L_DOF1, L_JOINT, L_PARENT, LP_MASS, PARENT_FRAME_POS,
-                      PARENT_FRAME_ROT, PRISMATIC_AXIS, REST_ROT, REVOLUTE_CROSS, REVOLUTE_OUTER)
+from ..layout import (
+    CHILD_FRAME_POS,
+    CHILD_FRAME_ROT,
+    COM,
+    DP_MOTION,
+    FIRST_MOMENT,
+    INERTIA_ORIGIN,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    JOINT_SPHERICAL,
+    L_DOF0,
+    L_DOF1,
+    L_JOINT,
+    L_PARENT,
+    LP_MASS,
+    PARENT_FRAME_POS,
+    PARENT_FRAME_ROT,
+    PRISMATIC_AXIS,
+    REST_ROT,
+    REVOLUTE_CROSS,
+    REVOLUTE_OUTER,
+)
 from .spatial import quat_to_rot, rigid_inertia_to_parent_add
 
 
@@ -67,8 +87,9 @@ def tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos, root_q
 
 
 @njit(cache=True, _nrt=False)
-def world_frames(link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment,
-                 body_inertia):
+def world_frames(
+    link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment, body_inertia
+):
     """Motion columns S (world axes, at the origin) and link inertias in world axes about the origin."""
     for i in range(l0, l1):
         R, p = rot[i], pos[i]
@@ -77,8 +98,17 @@ def world_frames(link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, 
             body_moment[i, a] = 0.0
             for b in range(3):
                 body_inertia[i, a, b] = 0.0
-        rigid_inertia_to_parent_add(R, p, link_par[i, LP_MASS], link_vec[i, FIRST_MOMENT], link_rot[i, INERTIA_ORIGIN],
-                                    body_mass, body_moment, body_inertia, i)
+        rigid_inertia_to_parent_add(
+            R,
+            p,
+            link_par[i, LP_MASS],
+            link_vec[i, FIRST_MOMENT],
+            link_rot[i, INERTIA_ORIGIN],
+            body_mass,
+            body_moment,
+            body_inertia,
+            i,
+        )
         for k in range(link[i, L_DOF0], link[i, L_DOF1]):
             S = motion[k]
             s = dof_par[k]

@@ -1,4 +1,5 @@
 """Dense Cholesky for small symmetric positive definite blocks (the floating root of ABA; in place)."""
+
 from __future__ import annotations
 
 from numba import njit
@@ -11,7 +12,7 @@ def cholesky(A, n):
         d = A[j, j]
         for k in range(j):
             d -= A[j, k] * A[j, k]
-        d = d ** 0.5
+        d = d**0.5
         A[j, j] = d
         for i in range(j + 1, n):
             s = A[i, j]

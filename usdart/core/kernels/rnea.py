@@ -4,6 +4,7 @@ Gravity enters as an upward acceleration of the base ("a_0 = -g"), exact for fix
 Results are generalized forces: [root force; root torque about its COM] first when the base floats
 (the 6 + n layout), then one entry per DOF, written at out[v0:v1].
 """
+
 from __future__ import annotations
 
 from numba import njit
@@ -30,8 +31,36 @@ def subtract_world_wrench(link_vec, rot, pos, i, wrench, dst):
 
 
 @njit(cache=True, _nrt=False)
-def rnea(link, dof, link_vec, l0, l1, v0, floating, c, rot, pos, motion, body_mass, body_moment, body_inertia, qd, qdd,
-         root_vel, root_acc, vel_scale, acc_scale, gravity, wrench, use_wrench, vel, acc, force, scratch, out):
+def rnea(
+    link,
+    dof,
+    link_vec,
+    l0,
+    l1,
+    v0,
+    floating,
+    c,
+    rot,
+    pos,
+    motion,
+    body_mass,
+    body_moment,
+    body_inertia,
+    qd,
+    qdd,
+    root_vel,
+    root_acc,
+    vel_scale,
+    acc_scale,
+    gravity,
+    wrench,
+    use_wrench,
+    vel,
+    acc,
+    force,
+    scratch,
+    out,
+):
     """out[v0:v1] = M(q) acc_scale [root_acc; qdd] + h(q, vel_scale qd) - J^T wrench, gravity included.
 
     Needs world_frames and link velocities `vel` at vel_scale. root_vel / root_acc: (6,) [COM; angular]

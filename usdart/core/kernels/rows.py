@@ -9,17 +9,35 @@ values live in `rv = work.row_value[w, r]` (RV_*). Solving applies impulses to t
 PhysX's PGS (reference §3-§8, seeds 003 and 004). DOF rows (drive, friction, limits, velocity limit)
 share the DOF's response column of M'^-1 (for a DOF PhysX's r is (M'^-1)_kk).
 """
+
 from __future__ import annotations
 
 import math
 
 from numba import njit
 
-from ..layout import (DP_DRIVE_DAMPING, DP_DYNAMIC_FRICTION, DP_ENVELOPE_GRADIENT, DP_ENVELOPE_MAX_VELOCITY,
-                      DP_ENVELOPE_RESISTANCE, DP_LOWER, DP_MAX_FORCE, DP_MAX_VELOCITY, DP_STATIC_FRICTION,
-                      DP_STIFFNESS, DP_UPPER, DP_VISCOUS_FRICTION, DRIVE_FORCE, 
-                      RV_C0, RV_C1, RV_C2, RV_C3, RV_ERROR, RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, TP_DAMPING,
-                      TP_LIMIT_STIFFNESS, TP_LOWER, TP_REST, TP_STIFFNESS, TP_UPPER)
+from ..layout import (
+    DP_DRIVE_DAMPING,
+    DP_DYNAMIC_FRICTION,
+    DP_ENVELOPE_GRADIENT,
+    DP_ENVELOPE_MAX_VELOCITY,
+    DP_ENVELOPE_RESISTANCE,
+    DP_LOWER,
+    DP_MAX_FORCE,
+    DP_MAX_VELOCITY,
+    DP_STATIC_FRICTION,
+    DP_STIFFNESS,
+    DP_UPPER,
+    DP_VISCOUS_FRICTION,
+    DRIVE_FORCE,
+    RV_C0,
+    RV_C1,
+    RV_C2,
+    RV_C3,
+    RV_LAMBDA,
+    RV_LAMBDA2,
+    RV_RESPONSE,
+)
 
 LIMIT_ERP = 0.8  # PhysX's PGS bias coefficient for limits and hard mimic joints
 TINY_RESPONSE = 1e-12
@@ -97,7 +115,9 @@ def envelope_clamp(dof_par, k, joint_force, r, dt, lam, lam_unc, qd):
     J0, J = lam + j_ext, lam_unc + j_ext
     delta = r * J0 - qd
     j_max = dof_par[k, DP_MAX_FORCE] * dt
-    lo1, hi1 = envelope_interval(J, r, delta, dof_par[k, DP_ENVELOPE_MAX_VELOCITY], dof_par[k, DP_ENVELOPE_GRADIENT] / dt)
+    lo1, hi1 = envelope_interval(
+        J, r, delta, dof_par[k, DP_ENVELOPE_MAX_VELOCITY], dof_par[k, DP_ENVELOPE_GRADIENT] / dt
+    )
     rho = dof_par[k, DP_ENVELOPE_RESISTANCE] * dt
     if rho > 0.0:
         lo2, hi2 = envelope_interval(J, r, delta, j_max / rho, 1.0 / rho)

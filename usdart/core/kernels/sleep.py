@@ -1,5 +1,6 @@
 """Sleeping (PhysX's rule, simplified): when every link of a tree keeps its mass-normalised kinetic energy
 below the sleep threshold for WAKE_TIME, the tree stops with zero velocities until something wakes it."""
+
 from __future__ import annotations
 
 from numba import njit
@@ -19,8 +20,9 @@ def pushed(l0, l1, link_wrench):
 
 
 @njit(cache=True, _nrt=False)
-def below_threshold(link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion, root_vel, qd,
-                    vel):
+def below_threshold(
+    link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion, root_vel, qd, vel
+):
     """True when every link's mass-normalised kinetic energy 0.5 (|v_com|^2 + w.I w / m) is below the
     threshold; velocities from motion columns and poses at the step start (a threshold test, no more)."""
     link_velocities(link, l0, l1, floating, c, root_vel, qd, 1.0, motion, vel)

@@ -5,6 +5,7 @@ tree-sparse storage (its factor also gives the rows their responses); h from RNE
 step's link forces and link damping. The RK4 alternative integrates the smooth dynamics with ABA at
 four stages (usdart.core.kernels.step).
 """
+
 from __future__ import annotations
 
 from numba import njit
@@ -25,26 +26,109 @@ def root_com(link_vec, rot, pos, l0, out):
 
 
 @njit(cache=True, _nrt=False)
-def unconstrained_velocity(link, dof, dof_par, link_rot, link_vec, link_par, v_parent, v_h, v_dof, l0, l1, d0, d1, v0,
-                           v1, floating, dt, gravity, rot, pos, qd, root_vel, joint_force, user_wrench, motion, body_mass,
-                           body_moment, body_inertia, comp_mass, comp_moment, comp_inertia, vel, acc, force, wrench,
-                           scratch, H, gen, gvel, gvel_start):
+def unconstrained_velocity(
+    link,
+    dof,
+    dof_par,
+    link_rot,
+    link_vec,
+    link_par,
+    v_parent,
+    v_h,
+    v_dof,
+    l0,
+    l1,
+    d0,
+    d1,
+    v0,
+    v1,
+    floating,
+    dt,
+    gravity,
+    rot,
+    pos,
+    qd,
+    root_vel,
+    joint_force,
+    user_wrench,
+    motion,
+    body_mass,
+    body_moment,
+    body_inertia,
+    comp_mass,
+    comp_moment,
+    comp_inertia,
+    vel,
+    acc,
+    force,
+    wrench,
+    scratch,
+    H,
+    gen,
+    gvel,
+    gvel_start,
+):
     """Factor M' into H, gvel = v*, gvel_start = v (generalized [root; DOFs] at v0:v1). Needs the poses."""
     c = scratch[4]
     if floating:
         root_com(link_vec, rot, pos, l0, c)
-    world_frames(link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment,
-                 body_inertia)
+    world_frames(
+        link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment, body_inertia
+    )
     link_velocities(link, l0, l1, floating, c, root_vel, qd, 1.0, motion, vel)
     applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos, vel, user_wrench, wrench)
     composite_inertias(link, l0, l1, body_mass, body_moment, body_inertia, comp_mass, comp_moment, comp_inertia)
-    mass_matrix(link, dof, v_parent, v_h, v_dof, l0, l1, v0, floating, c, motion, comp_mass, comp_moment, comp_inertia,
-                scratch, H)
+    mass_matrix(
+        link,
+        dof,
+        v_parent,
+        v_h,
+        v_dof,
+        l0,
+        l1,
+        v0,
+        floating,
+        c,
+        motion,
+        comp_mass,
+        comp_moment,
+        comp_inertia,
+        scratch,
+        H,
+    )
     for k in range(d0, d1):
         H[v_h[dof[k, D_V]]] += dof_par[k, DP_ARMATURE] + dt * dof_par[k, DP_DAMPING]
     # h with qdd = 0: RNEA reads no accelerations when acc_scale is 0 (gen doubles as the dummy input)
-    rnea(link, dof, link_vec, l0, l1, v0, floating, c, rot, pos, motion, body_mass, body_moment, body_inertia, qd, qd,
-         root_vel, root_vel, 1.0, 0.0, gravity, wrench, True, vel, acc, force, scratch, gen)
+    rnea(
+        link,
+        dof,
+        link_vec,
+        l0,
+        l1,
+        v0,
+        floating,
+        c,
+        rot,
+        pos,
+        motion,
+        body_mass,
+        body_moment,
+        body_inertia,
+        qd,
+        qd,
+        root_vel,
+        root_vel,
+        1.0,
+        0.0,
+        gravity,
+        wrench,
+        True,
+        vel,
+        acc,
+        force,
+        scratch,
+        gen,
+    )
     for a in range(6 if floating else 0):
         gen[v0 + a] = -gen[v0 + a]
         gvel_start[v0 + a] = root_vel[a]

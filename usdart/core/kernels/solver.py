@@ -5,18 +5,60 @@ friction, limit and velocity-limit rows, then the joints between the island's tr
 iterations come first (positions follow the velocity they leave), then velocity iterations refine the
 final velocity; sweeps stop early once one changes no velocity by more than 1e-13.
 """
+
 from __future__ import annotations
 
 from numba import njit
 
-from ..layout import (D_DRIVE, D_V, DP_ENVELOPE, I_POSITION_ITERATIONS, I_ROW0, I_ROW1, I_TREE0, I_TREE1,
-                      I_VELOCITY_ITERATIONS, L_TREE, R_AXIS, R_ID, R_JACOBIAN, R_KIND, R_RESPONSE0, R_RESPONSE1, R_TREE0,
-                      R_TREE1, ROW_DRIVE, ROW_FIXED_TENDON, ROW_FRICTION, ROW_JOINT, ROW_LIMIT, ROW_MIMIC,
-                      ROW_SPATIAL_TENDON, ROW_VELOCITY_LIMIT, RV_ERROR, RV_LAMBDA, RV_RESPONSE, T_LINK0, T_ROOT, T_V0, T_V1,
-                      TS_DRIVE_LIMITS_ARE_FORCES)
-from .couplings import (fill_fixed_tendon, fill_joint_axis, fill_mimic, fill_spatial_tendon, finish_response,
-                        joint_frame_world, relative_rotation_vector, solve_joint_axis, solve_mimic, solve_tendon,
-                        tendon_coefficients)
+from ..layout import (
+    D_DRIVE,
+    D_V,
+    DP_ENVELOPE,
+    I_POSITION_ITERATIONS,
+    I_ROW0,
+    I_ROW1,
+    I_TREE0,
+    I_TREE1,
+    I_VELOCITY_ITERATIONS,
+    L_TREE,
+    R_AXIS,
+    R_ID,
+    R_JACOBIAN,
+    R_KIND,
+    R_RESPONSE0,
+    R_RESPONSE1,
+    R_TREE0,
+    R_TREE1,
+    ROW_DRIVE,
+    ROW_FIXED_TENDON,
+    ROW_FRICTION,
+    ROW_JOINT,
+    ROW_LIMIT,
+    ROW_MIMIC,
+    ROW_SPATIAL_TENDON,
+    ROW_VELOCITY_LIMIT,
+    RV_ERROR,
+    RV_LAMBDA,
+    RV_RESPONSE,
+    T_LINK0,
+    T_ROOT,
+    T_V0,
+    T_V1,
+    TS_DRIVE_LIMITS_ARE_FORCES,
+)
+from .couplings import (
+    fill_fixed_tendon,
+    fill_joint_axis,
+    fill_mimic,
+    fill_spatial_tendon,
+    finish_response,
+    joint_frame_world,
+    relative_rotation_vector,
+    solve_joint_axis,
+    solve_mimic,
+    solve_tendon,
+    tendon_coefficients,
+)
 from .jacobian import point_jacobian
 from .rows import TINY_RESPONSE, fill_drive, fill_limit, solve_drive, solve_friction, solve_limit, solve_velocity_limit
 from .smooth import root_com
@@ -40,14 +82,50 @@ def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, fra
             if floating:
                 root_com(link_vec, rot, pos, l0, c)
             F = frames[s]
-            point_jacobian(link, dof, dof_par, l0, v0, tree[t, T_V1] - v0, floating, c, rot, pos, li, F[0, 3], F[1, 3],
-                           F[2, 3], pj, 6 * s)
+            point_jacobian(
+                link,
+                dof,
+                dof_par,
+                l0,
+                v0,
+                tree[t, T_V1] - v0,
+                floating,
+                c,
+                rot,
+                pos,
+                li,
+                F[0, 3],
+                F[1, 3],
+                F[2, 3],
+                pj,
+                6 * s,
+            )
     relative_rotation_vector(frames[0], frames[1], rel)
 
 
 @njit(cache=True, _nrt=False)
-def fill_rows(trees, links, dofs, couplings, r0, r1, dt, q, target_position, target_velocity, tree_settings, rot, pos,
-              H, row_value, resp, jac, pj, frames, scratch):
+def fill_rows(
+    trees,
+    links,
+    dofs,
+    couplings,
+    r0,
+    r1,
+    dt,
+    q,
+    target_position,
+    target_velocity,
+    tree_settings,
+    rot,
+    pos,
+    H,
+    row_value,
+    resp,
+    jac,
+    pj,
+    frames,
+    scratch,
+):
     """Fill rows r0..r1-1 at the step start (after every tree of the island has its factor in H)."""
     tree, v_parent, v_h = trees.tree, trees.v_parent, trees.v_h
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
@@ -65,8 +143,17 @@ def fill_rows(trees, links, dofs, couplings, r0, r1, dt, q, target_position, tar
             rv[RV_RESPONSE] = resp[off + g - v0]
             rv[RV_LAMBDA] = 0.0
             if kind == ROW_DRIVE:
-                fill_drive(dof_par, i, dof[i, D_DRIVE], dt, q[i], target_position[i], target_velocity[i],
-                           tree_settings[t, TS_DRIVE_LIMITS_ARE_FORCES], rv)
+                fill_drive(
+                    dof_par,
+                    i,
+                    dof[i, D_DRIVE],
+                    dt,
+                    q[i],
+                    target_position[i],
+                    target_velocity[i],
+                    tree_settings[t, TS_DRIVE_LIMITS_ARE_FORCES],
+                    rv,
+                )
             elif kind == ROW_LIMIT:
                 fill_limit(dof_par, i, q[i], rv)
         elif kind == ROW_SPATIAL_TENDON or kind == ROW_FIXED_TENDON:
@@ -75,15 +162,45 @@ def fill_rows(trees, links, dofs, couplings, r0, r1, dt, q, target_position, tar
                 floating = tree[t, T_ROOT] == 6
                 if floating:
                     root_com(links.link_vec, rot, pos, l0, c)
-                length = fill_spatial_tendon(links.link, dof, dof_par, couplings.spatial_start, couplings.spatial_link,
-                                             couplings.spatial_point, couplings.spatial_gearing, i, l0, v0, nv, floating,
-                                             c, rot, pos, pj, points, jac, joff)
+                length = fill_spatial_tendon(
+                    links.link,
+                    dof,
+                    dof_par,
+                    couplings.spatial_start,
+                    couplings.spatial_link,
+                    couplings.spatial_point,
+                    couplings.spatial_gearing,
+                    i,
+                    l0,
+                    v0,
+                    nv,
+                    floating,
+                    c,
+                    rot,
+                    pos,
+                    pj,
+                    points,
+                    jac,
+                    joff,
+                )
                 for a in range(nv):
                     resp[off + a] = jac[joff + a]
                 params = couplings.spatial_par[i]
             else:
-                length = fill_fixed_tendon(dof, couplings.tendon_start, couplings.tendon_dof, couplings.tendon_axis, i,
-                                           v0, nv, q, jac, joff, resp, off)
+                length = fill_fixed_tendon(
+                    dof,
+                    couplings.tendon_start,
+                    couplings.tendon_dof,
+                    couplings.tendon_axis,
+                    i,
+                    v0,
+                    nv,
+                    q,
+                    jac,
+                    joff,
+                    resp,
+                    off,
+                )
                 params = couplings.tendon_par[i]
             finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv)
             tendon_coefficients(params, length, dt, rv)
@@ -93,8 +210,9 @@ def fill_rows(trees, links, dofs, couplings, r0, r1, dt, q, target_position, tar
             rv[RV_ERROR] = error
         else:  # ROW_JOINT: one locked axis of joint i
             if r == r0 or row[r - 1, R_KIND] != ROW_JOINT or row[r - 1, R_ID] != i:
-                joint_geometry(trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames,
-                               rel, pj, c)
+                joint_geometry(
+                    trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
+                )
             t1 = row[r, R_TREE1]
             nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
             fill_joint_axis(row[r, R_AXIS], frames, rel, pj, couplings.joint_sides[i], nv, nvb, jac, joff, rv)
@@ -126,8 +244,9 @@ def sweep(trees, dofs, couplings, r0, r1, dt, velocity_iteration, joint_force, r
                 continue
             g = dof[i, D_V]
             if kind == ROW_DRIVE:
-                change = solve_drive(dof_par, i, dof_par[i, DP_ENVELOPE] != 0.0, joint_force[i], dt, rv, gvel, g, v0,
-                                     nv, resp, off)
+                change = solve_drive(
+                    dof_par, i, dof_par[i, DP_ENVELOPE] != 0.0, joint_force[i], dt, rv, gvel, g, v0, nv, resp, off
+                )
             elif kind == ROW_FRICTION:
                 change = solve_friction(dof_par, i, dt, rv, gvel, g, v0, nv, resp, off)
             elif kind == ROW_LIMIT:
@@ -144,8 +263,9 @@ def sweep(trees, dofs, couplings, r0, r1, dt, velocity_iteration, joint_force, r
             t1 = row[r, R_TREE1]
             w0 = tree[t1, T_V0] if t1 >= 0 else 0
             nvb = tree[t1, T_V1] - w0 if t1 >= 0 else 0
-            change = solve_joint_axis(velocity_iteration, dt, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off,
-                                      row[r, R_RESPONSE1])
+            change = solve_joint_axis(
+                velocity_iteration, dt, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, row[r, R_RESPONSE1]
+            )
         largest = max(largest, change)
     return largest
 
@@ -171,8 +291,10 @@ def solve_island(trees, dofs, couplings, isl, dt, joint_force, row_value, resp, 
         velocity_iteration = it >= position_iterations
         if it == position_iterations:
             save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos)
-        if sweep(trees, dofs, couplings, r0, r1, dt, velocity_iteration, joint_force, row_value, resp, jac,
-                 gvel) < CONVERGED:
+        if (
+            sweep(trees, dofs, couplings, r0, r1, dt, velocity_iteration, joint_force, row_value, resp, jac, gvel)
+            < CONVERGED
+        ):
             if not velocity_iteration:
                 save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos)
             break

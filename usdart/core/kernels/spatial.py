@@ -5,6 +5,7 @@ reorders to [linear; angular]). The dynamics kernels work in world axes at the w
 Pinocchio does: then velocities, composite and articulated inertias add up the tree without any
 change of frame. A rigid inertia is (mass m, first moment h = m c, rotational inertia about the origin).
 """
+
 from __future__ import annotations
 
 import math

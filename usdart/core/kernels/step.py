@@ -12,12 +12,28 @@ The link poses in the state follow the positions after every step, so a step rea
 Only `step_world` / `step_world_rk4` see the whole model, state and workspace; each compiles once, and
 the RK4 one only when a scene uses RK4.
 """
+
 from __future__ import annotations
 
 from numba import njit
 
-from ..layout import (D_V, DP_DAMPING, I_ROW0, I_ROW1, I_TREE0, I_TREE1, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT,
-                      T_V0, T_V1, TS_SLEEP_THRESHOLD, WAKE_TIME)
+from ..layout import (
+    D_V,
+    DP_DAMPING,
+    I_ROW0,
+    I_ROW1,
+    I_TREE0,
+    I_TREE1,
+    T_DOF0,
+    T_DOF1,
+    T_LINK0,
+    T_LINK1,
+    T_ROOT,
+    T_V0,
+    T_V1,
+    TS_SLEEP_THRESHOLD,
+    WAKE_TIME,
+)
 from .aba import aba
 from .integrate import integrate_positions
 from .kinematics import link_velocities, tree_poses, world_frames
@@ -30,8 +46,19 @@ from .solver import fill_rows, solve_island
 def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos):
     """Link poses of every tree of one world from its state (after the state was written from outside)."""
     for t in range(tree.shape[0]):
-        tree_poses(link, link_rot, link_vec, tree[t, T_LINK0], tree[t, T_LINK1], q, joint_quat, root_pos[t],
-                   root_quat[t], rot, pos)
+        tree_poses(
+            link,
+            link_rot,
+            link_vec,
+            tree[t, T_LINK0],
+            tree[t, T_LINK1],
+            q,
+            joint_quat,
+            root_pos[t],
+            root_quat[t],
+            rot,
+            pos,
+        )
 
 
 @njit(cache=True, _nrt=False)
@@ -77,9 +104,39 @@ def wakes(tree, t, link_wrench, asleep, wake_time):
 
 
 @njit(cache=True, _nrt=False)
-def finish_tree(link, link_rot, link_vec, link_par, dof, dof_par, tree, t, dt, may_sleep, threshold, gvel, gvel_start,
-                gvel_pos, motion, vel, scratch, q, qd, qdd, joint_quat, root_pos, root_quat, root_vel, root_acc,
-                wake_time, asleep, link_wrench, rot, pos, positions_done):
+def finish_tree(
+    link,
+    link_rot,
+    link_vec,
+    link_par,
+    dof,
+    dof_par,
+    tree,
+    t,
+    dt,
+    may_sleep,
+    threshold,
+    gvel,
+    gvel_start,
+    gvel_pos,
+    motion,
+    vel,
+    scratch,
+    q,
+    qd,
+    qdd,
+    joint_quat,
+    root_pos,
+    root_quat,
+    root_vel,
+    root_acc,
+    wake_time,
+    asleep,
+    link_wrench,
+    rot,
+    pos,
+    positions_done,
+):
     """Final velocities and accelerations of tree t, its positions from gvel_pos (unless positions_done),
     cleared link forces, link poses, and the sleep test (velocities and poses of one world)."""
     l0, l1, d0, d1, v0 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
@@ -96,15 +153,32 @@ def finish_tree(link, link_rot, link_vec, link_par, dof, dof_par, tree, t, dt, m
         c = scratch[4]
         if floating:
             root_com(link_vec, rot, pos, l0, c)
-        if below_threshold(link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion,
-                           root_vel[t], qd, vel):
+        if below_threshold(
+            link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion, root_vel[t], qd, vel
+        ):
             wake_time[t] -= dt
             falls_asleep = wake_time[t] <= 0.0
         else:
             wake_time[t] = WAKE_TIME
     if not positions_done:
-        integrate_positions(link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, rot, pos, gvel_pos, q, joint_quat,
-                            root_pos[t], root_quat[t])
+        integrate_positions(
+            link,
+            dof,
+            dof_par,
+            link_vec,
+            l0,
+            l1,
+            v0,
+            floating,
+            dt,
+            rot,
+            pos,
+            gvel_pos,
+            q,
+            joint_quat,
+            root_pos[t],
+            root_quat[t],
+        )
     for i in range(l0, l1):  # link forces and torques act for one step (PhysX clears them)
         for a in range(6):
             link_wrench[i, a] = 0.0
@@ -133,32 +207,125 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
             continue
         for e in range(e0, e1):
             t = members[e]
-            unconstrained_velocity(lk.link, dofs.dof, dofs.dof_par, lk.link_rot, lk.link_vec, lk.link_par,
-                                   trees.v_parent, trees.v_h, trees.v_dof, tr[t, T_LINK0], tr[t, T_LINK1],
-                                   tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1], tr[t, T_ROOT] == 6, dt,
-                                   m.gravity, st.link_rot[w], st.link_pos[w], st.qd[w], st.root_vel[w, t],
-                                   ctl.joint_force[w], ctl.link_wrench[w], ws.motion[w], ws.body_mass[w],
-                                   ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w], ws.comp_moment[w],
-                                   ws.comp_inertia[w], ws.vel[w], ws.acc[w], ws.force[w], ws.wrench[w], ws.vec[w],
-                                   ws.H[w], ws.gen[w], ws.gvel[w], ws.gvel_start[w])
-        fill_rows(trees, lk, dofs, m.couplings, island[isl, I_ROW0], island[isl, I_ROW1], dt, st.q[w],
-                  ctl.target_position[w], ctl.target_velocity[w], ctl.tree_settings, st.link_rot[w], st.link_pos[w],
-                  ws.H[w], ws.row_value[w], ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w], ws.vec[w])
-        solve_island(trees, dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w],
-                     ws.gvel[w], ws.gvel_pos[w])
+            unconstrained_velocity(
+                lk.link,
+                dofs.dof,
+                dofs.dof_par,
+                lk.link_rot,
+                lk.link_vec,
+                lk.link_par,
+                trees.v_parent,
+                trees.v_h,
+                trees.v_dof,
+                tr[t, T_LINK0],
+                tr[t, T_LINK1],
+                tr[t, T_DOF0],
+                tr[t, T_DOF1],
+                tr[t, T_V0],
+                tr[t, T_V1],
+                tr[t, T_ROOT] == 6,
+                dt,
+                m.gravity,
+                st.link_rot[w],
+                st.link_pos[w],
+                st.qd[w],
+                st.root_vel[w, t],
+                ctl.joint_force[w],
+                ctl.link_wrench[w],
+                ws.motion[w],
+                ws.body_mass[w],
+                ws.body_moment[w],
+                ws.body_inertia[w],
+                ws.comp_mass[w],
+                ws.comp_moment[w],
+                ws.comp_inertia[w],
+                ws.vel[w],
+                ws.acc[w],
+                ws.force[w],
+                ws.wrench[w],
+                ws.vec[w],
+                ws.H[w],
+                ws.gen[w],
+                ws.gvel[w],
+                ws.gvel_start[w],
+            )
+        fill_rows(
+            trees,
+            lk,
+            dofs,
+            m.couplings,
+            island[isl, I_ROW0],
+            island[isl, I_ROW1],
+            dt,
+            st.q[w],
+            ctl.target_position[w],
+            ctl.target_velocity[w],
+            ctl.tree_settings,
+            st.link_rot[w],
+            st.link_pos[w],
+            ws.H[w],
+            ws.row_value[w],
+            ws.resp[w],
+            ws.jac[w],
+            ws.point_jac[w],
+            ws.frames[w],
+            ws.vec[w],
+        )
+        solve_island(
+            trees,
+            dofs,
+            m.couplings,
+            isl,
+            dt,
+            ctl.joint_force[w],
+            ws.row_value[w],
+            ws.resp[w],
+            ws.jac[w],
+            ws.gvel[w],
+            ws.gvel_pos[w],
+        )
         for e in range(e0, e1):
             t = members[e]
-            finish_tree(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof, dofs.dof_par, tr, t, dt, alone,
-                        ctl.tree_settings[t, TS_SLEEP_THRESHOLD], ws.gvel[w], ws.gvel_start[w], ws.gvel_pos[w],
-                        ws.motion[w], ws.vel[w], ws.vec[w], st.q[w], st.qd[w], st.qdd[w], st.joint_quat[w],
-                        st.root_pos[w], st.root_quat[w], st.root_vel[w], st.root_acc[w], st.wake_time[w],
-                        st.asleep[w], ctl.link_wrench[w], st.link_rot[w], st.link_pos[w], False)
+            finish_tree(
+                lk.link,
+                lk.link_rot,
+                lk.link_vec,
+                lk.link_par,
+                dofs.dof,
+                dofs.dof_par,
+                tr,
+                t,
+                dt,
+                alone,
+                ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
+                ws.gvel[w],
+                ws.gvel_start[w],
+                ws.gvel_pos[w],
+                ws.motion[w],
+                ws.vel[w],
+                ws.vec[w],
+                st.q[w],
+                st.qd[w],
+                st.qdd[w],
+                st.joint_quat[w],
+                st.root_pos[w],
+                st.root_quat[w],
+                st.root_vel[w],
+                st.root_acc[w],
+                st.wake_time[w],
+                st.asleep[w],
+                ctl.link_wrench[w],
+                st.link_rot[w],
+                st.link_pos[w],
+                False,
+            )
 
 
 # ---- RK4 ------------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def copy_tree_state(tr, t, q, qd, joint_quat, root_pos, root_quat, root_vel, q2, qd2, joint_quat2, root_pos2,
-                    root_quat2, root_vel2):
+def copy_tree_state(
+    tr, t, q, qd, joint_quat, root_pos, root_quat, root_vel, q2, qd2, joint_quat2, root_pos2, root_quat2, root_vel2
+):
     """The RK4 stage state of tree t = the state at the step start."""
     for k in range(tr[t, T_DOF0], tr[t, T_DOF1]):
         q2[k] = q[k]
@@ -182,19 +349,72 @@ def rk4_derivative(m, ctl, ws, w, t, i):
     l0, l1, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
     floating = tr[t, T_ROOT] == 6
     c = ws.vec[w, 4]
-    tree_poses(lk.link, lk.link_rot, lk.link_vec, l0, l1, ws.stage_q[w], ws.stage_joint_quat[w], ws.stage_root_pos[w, t],
-               ws.stage_root_quat[w, t], ws.stage_rot[w], ws.stage_pos[w])
+    tree_poses(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        l0,
+        l1,
+        ws.stage_q[w],
+        ws.stage_joint_quat[w],
+        ws.stage_root_pos[w, t],
+        ws.stage_root_quat[w, t],
+        ws.stage_rot[w],
+        ws.stage_pos[w],
+    )
     if floating:
         root_com(lk.link_vec, ws.stage_rot[w], ws.stage_pos[w], l0, c)
-    world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof_par, l0, l1, ws.stage_rot[w], ws.stage_pos[w],
-                 ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w])
+    world_frames(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        lk.link_par,
+        dofs.dof_par,
+        l0,
+        l1,
+        ws.stage_rot[w],
+        ws.stage_pos[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+    )
     link_velocities(lk.link, l0, l1, floating, c, ws.stage_root_vel[w, t], ws.stage_qd[w], 1.0, ws.motion[w], ws.vel[w])
     for k in range(d0, d1):
         ws.tau[w, k] = ctl.joint_force[w, k] - dofs.dof_par[k, DP_DAMPING] * ws.stage_qd[w, k]
-    aba(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, c, ws.stage_rot[w], ws.stage_pos[w],
-        ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w], ws.stage_qd[w], ws.stage_root_vel[w, t],
-        ws.tau[w], m.gravity, ws.wrench[w], True, ws.vel[w], ws.acc[w], ws.art_inertia[w], ws.art_bias[w],
-        ws.dof_u[w], ws.dof_inv[w], ws.dof_bias[w], ws.mat6[w], ws.vec[w], ws.gen[w])
+    aba(
+        lk.link,
+        dofs.dof,
+        dofs.dof_par,
+        lk.link_vec,
+        l0,
+        l1,
+        v0,
+        floating,
+        c,
+        ws.stage_rot[w],
+        ws.stage_pos[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        ws.stage_qd[w],
+        ws.stage_root_vel[w, t],
+        ws.tau[w],
+        m.gravity,
+        ws.wrench[w],
+        True,
+        ws.vel[w],
+        ws.acc[w],
+        ws.art_inertia[w],
+        ws.art_bias[w],
+        ws.dof_u[w],
+        ws.dof_inv[w],
+        ws.dof_bias[w],
+        ws.mat6[w],
+        ws.vec[w],
+        ws.gen[w],
+    )
     for a in range(6 if floating else 0):
         ws.rk[w, i, v0 + a] = ws.stage_root_vel[w, t, a]
     for k in range(d0, d1):
@@ -212,14 +432,42 @@ def rk4_smooth(m, st, ctl, ws, w, t, dt):
     l0, l1, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
     floating = tr[t, T_ROOT] == 6
     for i in range(4):
-        copy_tree_state(tr, t, st.q[w], st.qd[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], st.root_vel[w],
-                        ws.stage_q[w], ws.stage_qd[w], ws.stage_joint_quat[w], ws.stage_root_pos[w],
-                        ws.stage_root_quat[w], ws.stage_root_vel[w])
+        copy_tree_state(
+            tr,
+            t,
+            st.q[w],
+            st.qd[w],
+            st.joint_quat[w],
+            st.root_pos[w],
+            st.root_quat[w],
+            st.root_vel[w],
+            ws.stage_q[w],
+            ws.stage_qd[w],
+            ws.stage_joint_quat[w],
+            ws.stage_root_pos[w],
+            ws.stage_root_quat[w],
+            ws.stage_root_vel[w],
+        )
         if i > 0:
             c = 1.0 if i == 3 else 0.5
-            integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, c * dt,
-                                st.link_rot[w], st.link_pos[w], ws.rk[w, i - 1], ws.stage_q[w], ws.stage_joint_quat[w],
-                                ws.stage_root_pos[w, t], ws.stage_root_quat[w, t])
+            integrate_positions(
+                lk.link,
+                dofs.dof,
+                dofs.dof_par,
+                lk.link_vec,
+                l0,
+                l1,
+                v0,
+                floating,
+                c * dt,
+                st.link_rot[w],
+                st.link_pos[w],
+                ws.rk[w, i - 1],
+                ws.stage_q[w],
+                ws.stage_joint_quat[w],
+                ws.stage_root_pos[w, t],
+                ws.stage_root_quat[w, t],
+            )
             for a in range(6 if floating else 0):
                 ws.stage_root_vel[w, t, a] = st.root_vel[w, t, a] + c * dt * ws.rk[w, 4 + i - 1, v0 + a]
             for k in range(d0, d1):
@@ -227,11 +475,26 @@ def rk4_smooth(m, st, ctl, ws, w, t, dt):
         rk4_derivative(m, ctl, ws, w, t, i)
     for a in range(v0, v1):
         ws.rk[w, 8, a] = (ws.rk[w, 0, a] + 2.0 * ws.rk[w, 1, a] + 2.0 * ws.rk[w, 2, a] + ws.rk[w, 3, a]) / 6.0
-        ws.rk[w, 9, a] = ws.gvel_start[w, a] + dt * (ws.rk[w, 4, a] + 2.0 * ws.rk[w, 5, a] + 2.0 * ws.rk[w, 6, a]
-                                                   + ws.rk[w, 7, a]) / 6.0
+        ws.rk[w, 9, a] = (
+            ws.gvel_start[w, a]
+            + dt * (ws.rk[w, 4, a] + 2.0 * ws.rk[w, 5, a] + 2.0 * ws.rk[w, 6, a] + ws.rk[w, 7, a]) / 6.0
+        )
         ws.gvel[w, a] = ws.rk[w, 9, a]
-    world_frames(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof_par, l0, l1, st.link_rot[w], st.link_pos[w],
-                 ws.motion[w], ws.body_mass[w], ws.body_moment[w], ws.body_inertia[w])
+    world_frames(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        lk.link_par,
+        dofs.dof_par,
+        l0,
+        l1,
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -240,18 +503,60 @@ def rk4_positions(m, st, ws, w, t, dt):
     tr, lk, dofs = m.trees.tree, m.links, m.dofs
     l0, l1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0], tr[t, T_V1]
     floating = tr[t, T_ROOT] == 6
-    integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt, st.link_rot[w],
-                        st.link_pos[w], ws.rk[w, 8], st.q[w], st.joint_quat[w], st.root_pos[w, t], st.root_quat[w, t])
+    integrate_positions(
+        lk.link,
+        dofs.dof,
+        dofs.dof_par,
+        lk.link_vec,
+        l0,
+        l1,
+        v0,
+        floating,
+        dt,
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.rk[w, 8],
+        st.q[w],
+        st.joint_quat[w],
+        st.root_pos[w, t],
+        st.root_quat[w, t],
+    )
     moved = False
     for a in range(v0, v1):
         ws.rk[w, 9, a] = ws.gvel_pos[w, a] - ws.rk[w, 9, a]
         moved = moved or ws.rk[w, 9, a] != 0.0
     if moved:
-        tree_poses(lk.link, lk.link_rot, lk.link_vec, l0, l1, st.q[w], st.joint_quat[w], st.root_pos[w, t],
-                   st.root_quat[w, t], st.link_rot[w], st.link_pos[w])
-        integrate_positions(lk.link, dofs.dof, dofs.dof_par, lk.link_vec, l0, l1, v0, floating, dt, st.link_rot[w],
-                            st.link_pos[w], ws.rk[w, 9], st.q[w], st.joint_quat[w], st.root_pos[w, t],
-                            st.root_quat[w, t])
+        tree_poses(
+            lk.link,
+            lk.link_rot,
+            lk.link_vec,
+            l0,
+            l1,
+            st.q[w],
+            st.joint_quat[w],
+            st.root_pos[w, t],
+            st.root_quat[w, t],
+            st.link_rot[w],
+            st.link_pos[w],
+        )
+        integrate_positions(
+            lk.link,
+            dofs.dof,
+            dofs.dof_par,
+            lk.link_vec,
+            l0,
+            l1,
+            v0,
+            floating,
+            dt,
+            st.link_rot[w],
+            st.link_pos[w],
+            ws.rk[w, 9],
+            st.q[w],
+            st.joint_quat[w],
+            st.root_pos[w, t],
+            st.root_quat[w, t],
+        )
 
 
 @njit(cache=True, _nrt=False)
@@ -269,25 +574,117 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             continue
         for e in range(e0, e1):
             t = members[e]
-            unconstrained_velocity(lk.link, dofs.dof, dofs.dof_par, lk.link_rot, lk.link_vec, lk.link_par,
-                                   trees.v_parent, trees.v_h, trees.v_dof, tr[t, T_LINK0], tr[t, T_LINK1],
-                                   tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1], tr[t, T_ROOT] == 6, dt,
-                                   m.gravity, st.link_rot[w], st.link_pos[w], st.qd[w], st.root_vel[w, t],
-                                   ctl.joint_force[w], ctl.link_wrench[w], ws.motion[w], ws.body_mass[w],
-                                   ws.body_moment[w], ws.body_inertia[w], ws.comp_mass[w], ws.comp_moment[w],
-                                   ws.comp_inertia[w], ws.vel[w], ws.acc[w], ws.force[w], ws.wrench[w], ws.vec[w],
-                                   ws.H[w], ws.gen[w], ws.gvel[w], ws.gvel_start[w])
+            unconstrained_velocity(
+                lk.link,
+                dofs.dof,
+                dofs.dof_par,
+                lk.link_rot,
+                lk.link_vec,
+                lk.link_par,
+                trees.v_parent,
+                trees.v_h,
+                trees.v_dof,
+                tr[t, T_LINK0],
+                tr[t, T_LINK1],
+                tr[t, T_DOF0],
+                tr[t, T_DOF1],
+                tr[t, T_V0],
+                tr[t, T_V1],
+                tr[t, T_ROOT] == 6,
+                dt,
+                m.gravity,
+                st.link_rot[w],
+                st.link_pos[w],
+                st.qd[w],
+                st.root_vel[w, t],
+                ctl.joint_force[w],
+                ctl.link_wrench[w],
+                ws.motion[w],
+                ws.body_mass[w],
+                ws.body_moment[w],
+                ws.body_inertia[w],
+                ws.comp_mass[w],
+                ws.comp_moment[w],
+                ws.comp_inertia[w],
+                ws.vel[w],
+                ws.acc[w],
+                ws.force[w],
+                ws.wrench[w],
+                ws.vec[w],
+                ws.H[w],
+                ws.gen[w],
+                ws.gvel[w],
+                ws.gvel_start[w],
+            )
             rk4_smooth(m, st, ctl, ws, w, t, dt)
-        fill_rows(trees, lk, dofs, m.couplings, island[isl, I_ROW0], island[isl, I_ROW1], dt, st.q[w],
-                  ctl.target_position[w], ctl.target_velocity[w], ctl.tree_settings, st.link_rot[w], st.link_pos[w],
-                  ws.H[w], ws.row_value[w], ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w], ws.vec[w])
-        solve_island(trees, dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w],
-                     ws.gvel[w], ws.gvel_pos[w])
+        fill_rows(
+            trees,
+            lk,
+            dofs,
+            m.couplings,
+            island[isl, I_ROW0],
+            island[isl, I_ROW1],
+            dt,
+            st.q[w],
+            ctl.target_position[w],
+            ctl.target_velocity[w],
+            ctl.tree_settings,
+            st.link_rot[w],
+            st.link_pos[w],
+            ws.H[w],
+            ws.row_value[w],
+            ws.resp[w],
+            ws.jac[w],
+            ws.point_jac[w],
+            ws.frames[w],
+            ws.vec[w],
+        )
+        solve_island(
+            trees,
+            dofs,
+            m.couplings,
+            isl,
+            dt,
+            ctl.joint_force[w],
+            ws.row_value[w],
+            ws.resp[w],
+            ws.jac[w],
+            ws.gvel[w],
+            ws.gvel_pos[w],
+        )
         for e in range(e0, e1):
             t = members[e]
             rk4_positions(m, st, ws, w, t, dt)
-            finish_tree(lk.link, lk.link_rot, lk.link_vec, lk.link_par, dofs.dof, dofs.dof_par, tr, t, dt, alone,
-                        ctl.tree_settings[t, TS_SLEEP_THRESHOLD], ws.gvel[w], ws.gvel_start[w], ws.gvel_pos[w],
-                        ws.motion[w], ws.vel[w], ws.vec[w], st.q[w], st.qd[w], st.qdd[w], st.joint_quat[w],
-                        st.root_pos[w], st.root_quat[w], st.root_vel[w], st.root_acc[w], st.wake_time[w],
-                        st.asleep[w], ctl.link_wrench[w], st.link_rot[w], st.link_pos[w], True)
+            finish_tree(
+                lk.link,
+                lk.link_rot,
+                lk.link_vec,
+                lk.link_par,
+                dofs.dof,
+                dofs.dof_par,
+                tr,
+                t,
+                dt,
+                alone,
+                ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
+                ws.gvel[w],
+                ws.gvel_start[w],
+                ws.gvel_pos[w],
+                ws.motion[w],
+                ws.vel[w],
+                ws.vec[w],
+                st.q[w],
+                st.qd[w],
+                st.qdd[w],
+                st.joint_quat[w],
+                st.root_pos[w],
+                st.root_quat[w],
+                st.root_vel[w],
+                st.root_acc[w],
+                st.wake_time[w],
+                st.asleep[w],
+                ctl.link_wrench[w],
+                st.link_rot[w],
+                st.link_pos[w],
+                True,
+            )

@@ -8,6 +8,7 @@ j is g or one of its v_parent ancestors, so row g is stored as H[v_h[g]] (diagon
 ancestors in chain order. Factorising in place costs the sum of the squared depths (O(n) for a star,
 O(n d) in general) instead of the dense O(n^3), and M = L^T D L keeps that sparsity.
 """
+
 from __future__ import annotations
 
 from numba import njit

@@ -11,20 +11,52 @@ the prim. usd-core alone is enough: the PhysX schema plugin is not needed to wri
     authoring.set_drive(joint, stiffness=400.0, damping=40.0, max_force=87.0, target_position=0.5)
     authoring.set_joint_state(joint, position=0.5)
 """
+
 from .articulation import exclude_from_articulation, set_articulation_root, set_articulation_settings
-from .coupling import (TendonJoint, add_fixed_tendon, add_spatial_tendon_attachment, add_spatial_tendon_leaf,
-                       add_spatial_tendon_root, set_mimic_joint)
-from .joints import (ACCELERATION, FORCE, DriveEnvelope, set_drive, set_drive_envelope, set_drive_target,
-                     set_joint_limits, set_joint_properties, set_joint_state)
+from .coupling import (
+    TendonJoint,
+    add_fixed_tendon,
+    add_spatial_tendon_attachment,
+    add_spatial_tendon_leaf,
+    add_spatial_tendon_root,
+    set_mimic_joint,
+)
+from .joints import (
+    ACCELERATION,
+    FORCE,
+    DriveEnvelope,
+    set_drive,
+    set_drive_envelope,
+    set_drive_target,
+    set_joint_limits,
+    set_joint_properties,
+    set_joint_state,
+)
 from .scene import set_rigid_body_settings, set_rigid_body_velocity, set_scene_settings
 from .units import DofUnits, StageUnits
 
 __all__ = [
-    "set_articulation_root", "exclude_from_articulation", "set_articulation_settings",
-    "set_joint_limits", "set_joint_state", "set_drive", "set_drive_target", "set_drive_envelope", "DriveEnvelope",
-    "FORCE", "ACCELERATION", "set_joint_properties",
-    "set_mimic_joint", "TendonJoint", "add_fixed_tendon", "add_spatial_tendon_root", "add_spatial_tendon_attachment",
+    "set_articulation_root",
+    "exclude_from_articulation",
+    "set_articulation_settings",
+    "set_joint_limits",
+    "set_joint_state",
+    "set_drive",
+    "set_drive_target",
+    "set_drive_envelope",
+    "DriveEnvelope",
+    "FORCE",
+    "ACCELERATION",
+    "set_joint_properties",
+    "set_mimic_joint",
+    "TendonJoint",
+    "add_fixed_tendon",
+    "add_spatial_tendon_root",
+    "add_spatial_tendon_attachment",
     "add_spatial_tendon_leaf",
-    "set_scene_settings", "set_rigid_body_settings", "set_rigid_body_velocity",
-    "StageUnits", "DofUnits",
+    "set_scene_settings",
+    "set_rigid_body_settings",
+    "set_rigid_body_velocity",
+    "StageUnits",
+    "DofUnits",
 ]

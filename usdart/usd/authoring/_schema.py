@@ -5,22 +5,23 @@ by token (`prim.AddAppliedSchema`, which writes `prepend apiSchemas`) and attrib
 with the schema's value type and variability from the packaged PhysX schema table: the file text is the
 same whichever plugin is loaded, and the same as Isaac Sim writes.
 """
+
 from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
+from collections.abc import Sequence
+from functools import cache
 from importlib import resources
-from typing import Sequence
 
 from pxr import Gf, Sdf, Usd, UsdPhysics, Vt
 
-from ...errors import AuthoringError
 from ...core.description import ANGULAR_AXES, AXIS_ORDER
+from ...errors import AuthoringError
 from ..importer.joints import joint_kind
 
 
-@lru_cache(maxsize=None)
+@cache
 def _property_types() -> dict[tuple[str, str], tuple[str, bool]]:
     """(schema, '{instance}' property name) -> (USD value type, uniform), built-in schemas included.
 
@@ -66,8 +67,9 @@ def _usd_value(prim: Usd.Prim, name: str, type_name: str, value):
         return bool(value)
     if type_name in ("int", "uint", "uint64"):
         if int(value) != value or (type_name != "int" and value < 0):
-            raise AuthoringError(prim.GetPath(), f"{name} must be a{' non-negative' if type_name != 'int' else 'n'} "
-                                                 f"integer, got {value}")
+            raise AuthoringError(
+                prim.GetPath(), f"{name} must be a{' non-negative' if type_name != 'int' else 'n'} integer, got {value}"
+            )
         return int(value)
     return value
 
@@ -76,8 +78,12 @@ def set_attr(prim: Usd.Prim, schema: str, template: str, value, instance: str | 
     """Author an attribute of a PhysX API schema ('{instance}' in `template` is replaced) with its type."""
     type_name, uniform = _property_types()[(schema, template)]
     name = template.format(instance=instance) if instance else template
-    attr = prim.CreateAttribute(name, Sdf.ValueTypeNames.Find(type_name), custom=False,
-                                variability=Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying)
+    attr = prim.CreateAttribute(
+        name,
+        Sdf.ValueTypeNames.Find(type_name),
+        custom=False,
+        variability=Sdf.VariabilityUniform if uniform else Sdf.VariabilityVarying,
+    )
     attr.Set(_usd_value(prim, name, type_name, value))
     return attr
 
@@ -116,8 +122,9 @@ def joint_dof(joint, axis: str | None = None) -> tuple[Usd.Prim, str, bool]:
     if kind in ("revolute", "prismatic"):
         instance = "angular" if kind == "revolute" else "linear"
         if axis not in (None, instance):
-            raise AuthoringError(prim.GetPath(), f"a {kind} joint has one degree of freedom, '{instance}'; "
-                                                 f"got axis '{axis}'")
+            raise AuthoringError(
+                prim.GetPath(), f"a {kind} joint has one degree of freedom, '{instance}'; got axis '{axis}'"
+            )
         return prim, instance, kind == "revolute"
     allowed: Sequence[str] = {"spherical": ANGULAR_AXES, "d6": AXIS_ORDER}.get(kind, ())
     if not allowed:

@@ -4,18 +4,19 @@ Values in SI, in each joint's own body0 -> body1 sense. Mimic: q + gearing q_ref
 rad or m, so gearing is in follower units per reference unit. Tendon gearings are tendon length per
 joint position (m/rad or m/m), force coefficients a lever arm (m) for rotational axes.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from pxr import Usd, UsdGeom, UsdPhysics
 
-from ...errors import AuthoringError
 from ...core.description import ANGULAR_AXES
 from ...core.frames import decompose
+from ...errors import AuthoringError
 from ._schema import apply_schema, joint_dof, non_negative, prim_of, set_attr, set_rel, single_axis_token
 from .units import StageUnits
 
@@ -30,14 +31,25 @@ def _mimic_axis(prim: Usd.Prim, instance: str, role: str) -> str:
     if instance in ("angular", "linear"):
         return single_axis_token(prim)
     if instance not in ANGULAR_AXES:
-        raise AuthoringError(prim.GetPath(), f"{role} axis must be rotX, rotY or rotZ (PhysX mimic joints couple "
-                                             f"rotational axes of generic joints), got {instance}")
+        raise AuthoringError(
+            prim.GetPath(),
+            f"{role} axis must be rotX, rotY or rotZ (PhysX mimic joints couple "
+            f"rotational axes of generic joints), got {instance}",
+        )
     return instance
 
 
-def set_mimic_joint(joint, reference_joint, gearing: float, offset: float = 0.0, *,
-                    axis: str | None = None, reference_axis: str | None = None,
-                    natural_frequency: float = 0.0, damping_ratio: float = 0.0) -> Usd.Prim:
+def set_mimic_joint(
+    joint,
+    reference_joint,
+    gearing: float,
+    offset: float = 0.0,
+    *,
+    axis: str | None = None,
+    reference_axis: str | None = None,
+    natural_frequency: float = 0.0,
+    damping_ratio: float = 0.0,
+) -> Usd.Prim:
     """PhysxMimicJointAPI:<rotX|rotY|rotZ> on the follower `joint`: q + gearing q_ref + offset = 0 (SI).
 
     `axis` / `reference_axis` pick the DOF of a multi-DOF joint (rotX, rotY, rotZ); single-DOF joints use
@@ -50,8 +62,12 @@ def set_mimic_joint(joint, reference_joint, gearing: float, offset: float = 0.0,
         raise AuthoringError(follower.GetPath(), "a joint cannot mimic itself")
     token = _mimic_axis(follower, f_inst, "follower")
     ref_token = _mimic_axis(ref, r_inst, "reference")
-    for name, value in (("gearing", gearing), ("offset", offset), ("natural_frequency", natural_frequency),
-                        ("damping_ratio", damping_ratio)):
+    for name, value in (
+        ("gearing", gearing),
+        ("offset", offset),
+        ("natural_frequency", natural_frequency),
+        ("damping_ratio", damping_ratio),
+    ):
         if not math.isfinite(value):
             raise AuthoringError(follower.GetPath(), f"mimic {name} must be finite, got {value}")
     units = StageUnits.of(follower.GetStage())
@@ -86,10 +102,20 @@ def _tendon_axis(axis: TendonJoint, name: str, units: StageUnits) -> Usd.Prim:
     return prim
 
 
-def add_fixed_tendon(name: str, root: TendonJoint, axes: Sequence[TendonJoint] = (), *, stiffness: float = 0.0,
-                     damping: float = 0.0, limit_stiffness: float = 0.0, offset: float = 0.0,
-                     rest_length: float = 0.0, lower_limit: float = -math.inf, upper_limit: float = math.inf,
-                     enabled: bool = True) -> Usd.Prim:
+def add_fixed_tendon(
+    name: str,
+    root: TendonJoint,
+    axes: Sequence[TendonJoint] = (),
+    *,
+    stiffness: float = 0.0,
+    damping: float = 0.0,
+    limit_stiffness: float = 0.0,
+    offset: float = 0.0,
+    rest_length: float = 0.0,
+    lower_limit: float = -math.inf,
+    upper_limit: float = math.inf,
+    enabled: bool = True,
+) -> Usd.Prim:
     """A fixed tendon: PhysxTendonAxisRootAPI:<name> on `root` (the common ancestor joint), carrying the
     tendon's spring (N/m, N s/m), offset, rest length and length limits (m); PhysxTendonAxisAPI:<name> on
     the other joints. Returns the root joint prim."""
@@ -104,10 +130,16 @@ def add_fixed_tendon(name: str, root: TendonJoint, axes: Sequence[TendonJoint] =
     apply_schema(root_prim, "PhysxTendonAxisRootAPI", name)
     _tendon_axis(root, name, units)
     ns = "physxTendon:{instance}:"
-    for attr, value in (("stiffness", stiffness / kpu), ("damping", damping / kpu),
-                        ("limitStiffness", limit_stiffness / kpu), ("offset", offset / mpu),
-                        ("restLength", rest_length / mpu), ("lowerLimit", lower_limit / mpu),
-                        ("upperLimit", upper_limit / mpu), ("tendonEnabled", enabled)):
+    for attr, value in (
+        ("stiffness", stiffness / kpu),
+        ("damping", damping / kpu),
+        ("limitStiffness", limit_stiffness / kpu),
+        ("offset", offset / mpu),
+        ("restLength", rest_length / mpu),
+        ("lowerLimit", lower_limit / mpu),
+        ("upperLimit", upper_limit / mpu),
+        ("tendonEnabled", enabled),
+    ):
         set_attr(root_prim, "PhysxTendonAxisRootAPI", ns + attr, value, name)
     for axis in axes:
         prim = prim_of(axis.joint)
@@ -144,34 +176,59 @@ def _parent(prim: Usd.Prim, name: str, parent_link, parent_name: str, gearing: f
     set_attr(prim, ATTACHMENT, "physxTendon:{instance}:gearing", gearing, name)
 
 
-def add_spatial_tendon_root(link, name: str, local_position: Sequence[float] = (0.0, 0.0, 0.0), *,
-                            stiffness: float = 0.0, damping: float = 0.0, limit_stiffness: float = 0.0,
-                            offset: float = 0.0, enabled: bool = True) -> Usd.Prim:
+def add_spatial_tendon_root(
+    link,
+    name: str,
+    local_position: Sequence[float] = (0.0, 0.0, 0.0),
+    *,
+    stiffness: float = 0.0,
+    damping: float = 0.0,
+    limit_stiffness: float = 0.0,
+    offset: float = 0.0,
+    enabled: bool = True,
+) -> Usd.Prim:
     """PhysxTendonAttachmentRootAPI:<name>: the root of a spatial tendon on `link`, at `local_position` (m, link
     frame), with the spring (N/m, N s/m) and offset (m) shared by its sub-tendons. Returns the link prim."""
     prim, units = _attachment(link, name, local_position, "Root")
     non_negative(prim, stiffness=stiffness, damping=damping, limit_stiffness=limit_stiffness)
     kpu, mpu = units.kilograms_per_unit, units.meters_per_unit
-    for attr, value in (("stiffness", stiffness / kpu), ("damping", damping / kpu),
-                        ("limitStiffness", limit_stiffness / kpu), ("offset", offset / mpu),
-                        ("tendonEnabled", enabled)):
+    for attr, value in (
+        ("stiffness", stiffness / kpu),
+        ("damping", damping / kpu),
+        ("limitStiffness", limit_stiffness / kpu),
+        ("offset", offset / mpu),
+        ("tendonEnabled", enabled),
+    ):
         set_attr(prim, "PhysxTendonAttachmentRootAPI", "physxTendon:{instance}:" + attr, value, name)
     return prim
 
 
-def add_spatial_tendon_attachment(link, name: str, parent_link, parent_name: str,
-                                  local_position: Sequence[float] = (0.0, 0.0, 0.0),
-                                  gearing: float = 1.0) -> Usd.Prim:
+def add_spatial_tendon_attachment(
+    link,
+    name: str,
+    parent_link,
+    parent_name: str,
+    local_position: Sequence[float] = (0.0, 0.0, 0.0),
+    gearing: float = 1.0,
+) -> Usd.Prim:
     """PhysxTendonAttachmentAPI:<name>: an intermediate attachment whose parent is `parent_name` on `parent_link`."""
     prim, _ = _attachment(link, name, local_position, "")
     _parent(prim, name, parent_link, parent_name, gearing)
     return prim
 
 
-def add_spatial_tendon_leaf(link, name: str, parent_link, parent_name: str,
-                            local_position: Sequence[float] = (0.0, 0.0, 0.0), gearing: float = 1.0, *,
-                            rest_length: float | None = None, lower_limit: float = -math.inf,
-                            upper_limit: float = math.inf) -> Usd.Prim:
+def add_spatial_tendon_leaf(
+    link,
+    name: str,
+    parent_link,
+    parent_name: str,
+    local_position: Sequence[float] = (0.0, 0.0, 0.0),
+    gearing: float = 1.0,
+    *,
+    rest_length: float | None = None,
+    lower_limit: float = -math.inf,
+    upper_limit: float = math.inf,
+) -> Usd.Prim:
     """PhysxTendonAttachmentLeafAPI:<name>: ends a sub-tendon; rest_length None = computed at start (m)."""
     prim, units = _attachment(link, name, local_position, "Leaf")
     _parent(prim, name, parent_link, parent_name, gearing)

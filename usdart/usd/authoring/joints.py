@@ -2,6 +2,7 @@
 joint properties (armature, maximum velocity, friction). Values in SI and radians, in the joint's own
 body0 -> body1 sense (as the importer reads USD before it turns joints to follow the tree).
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,9 @@ PER_AXIS_INSTANCES = ("angular", "linear", "rotX", "rotY", "rotZ")  # what PhysX
 
 def _per_axis(prim: Usd.Prim, instance: str, api: str) -> None:
     if instance not in PER_AXIS_INSTANCES:
-        raise AuthoringError(prim.GetPath(), f"PhysX reads {api} only for the instances "
-                                             f"{', '.join(PER_AXIS_INSTANCES)}, not {instance}")
+        raise AuthoringError(
+            prim.GetPath(), f"PhysX reads {api} only for the instances {', '.join(PER_AXIS_INSTANCES)}, not {instance}"
+        )
 
 
 def _units(prim: Usd.Prim, angular: bool):
@@ -41,8 +43,9 @@ def set_joint_limits(joint, lower: float, upper: float, axis: str | None = None)
         schema.CreateUpperLimitAttr(upper / u.position)
         return prim
     if prim.IsA(UsdPhysics.SphericalJoint):
-        raise AuthoringError(prim.GetPath(), "spherical joints are limited by physics:coneAngle0Limit and "
-                                             "coneAngle1Limit, not per axis")
+        raise AuthoringError(
+            prim.GetPath(), "spherical joints are limited by physics:coneAngle0Limit and coneAngle1Limit, not per axis"
+        )
     limit = UsdPhysics.LimitAPI.Apply(prim, instance)
     limit.CreateLowAttr(lower / u.position)
     limit.CreateHighAttr(upper / u.position)
@@ -69,9 +72,17 @@ class DriveEnvelope:
     speed_effort_gradient: float = 0.0  # rad/s per N m or m/s per N
 
 
-def set_drive(joint, stiffness: float, damping: float, max_force: float = math.inf,
-              target_position: float = 0.0, target_velocity: float = 0.0, type: str = FORCE,
-              axis: str | None = None, envelope: DriveEnvelope | None = None) -> UsdPhysics.DriveAPI:
+def set_drive(
+    joint,
+    stiffness: float,
+    damping: float,
+    max_force: float = math.inf,
+    target_position: float = 0.0,
+    target_velocity: float = 0.0,
+    type: str = FORCE,
+    axis: str | None = None,
+    envelope: DriveEnvelope | None = None,
+) -> UsdPhysics.DriveAPI:
     """PhysicsDriveAPI:<instance> (+ PhysxDrivePerformanceEnvelopeAPI when `envelope` is given).
 
     Force drives: stiffness in N m/rad (N/m), damping in N m s/rad (N s/m); acceleration drives: 1/s^2 and
@@ -95,8 +106,9 @@ def set_drive(joint, stiffness: float, damping: float, max_force: float = math.i
     return drive
 
 
-def set_drive_target(joint, position: float | None = None, velocity: float | None = None,
-                     axis: str | None = None) -> UsdPhysics.DriveAPI:
+def set_drive_target(
+    joint, position: float | None = None, velocity: float | None = None, axis: str | None = None
+) -> UsdPhysics.DriveAPI:
     """Change the target of an existing drive (rad or m, rad/s or m/s)."""
     prim, instance, angular = joint_dof(joint, axis)
     if not prim.HasAPI(UsdPhysics.DriveAPI, instance):
@@ -114,24 +126,40 @@ def set_drive_envelope(joint, envelope: DriveEnvelope, axis: str | None = None) 
     """PhysxDrivePerformanceEnvelopeAPI:<instance>; the drive's maxForce is the envelope's maximum effort."""
     prim, instance, angular = joint_dof(joint, axis)
     _per_axis(prim, instance, ENVELOPE)
-    non_negative(prim, max_actuator_velocity=envelope.max_actuator_velocity,
-                 velocity_dependent_resistance=envelope.velocity_dependent_resistance,
-                 speed_effort_gradient=envelope.speed_effort_gradient)
+    non_negative(
+        prim,
+        max_actuator_velocity=envelope.max_actuator_velocity,
+        velocity_dependent_resistance=envelope.velocity_dependent_resistance,
+        speed_effort_gradient=envelope.speed_effort_gradient,
+    )
     u = _units(prim, angular)
     ns = "physxDrivePerformanceEnvelope:{instance}:"
     apply_schema(prim, ENVELOPE, instance)
     set_attr(prim, ENVELOPE, ns + "maxActuatorVelocity", envelope.max_actuator_velocity / u.position, instance)
-    set_attr(prim, ENVELOPE, ns + "velocityDependentResistance",
-             envelope.velocity_dependent_resistance * u.position / u.effort, instance)
-    set_attr(prim, ENVELOPE, ns + "speedEffortGradient", envelope.speed_effort_gradient * u.effort / u.position,
-             instance)
+    set_attr(
+        prim,
+        ENVELOPE,
+        ns + "velocityDependentResistance",
+        envelope.velocity_dependent_resistance * u.position / u.effort,
+        instance,
+    )
+    set_attr(
+        prim, ENVELOPE, ns + "speedEffortGradient", envelope.speed_effort_gradient * u.effort / u.position, instance
+    )
     return prim
 
 
-def set_joint_properties(joint, *, armature: float | None = None, max_velocity: float | None = None,
-                         static_friction: float | None = None, dynamic_friction: float | None = None,
-                         viscous_friction: float | None = None, friction_coefficient: float | None = None,
-                         axis: str | None = None) -> Usd.Prim:
+def set_joint_properties(
+    joint,
+    *,
+    armature: float | None = None,
+    max_velocity: float | None = None,
+    static_friction: float | None = None,
+    dynamic_friction: float | None = None,
+    viscous_friction: float | None = None,
+    friction_coefficient: float | None = None,
+    axis: str | None = None,
+) -> Usd.Prim:
     """Armature (kg m^2 or kg), maximum joint velocity (rad/s or m/s) and friction of one DOF.
 
     Static/dynamic friction efforts (N m or N) and viscous friction (N m s/rad or N s/m) exist only in
@@ -142,12 +170,21 @@ def set_joint_properties(joint, *, armature: float | None = None, max_velocity: 
     jointFriction (one value for all axes).
     """
     prim, instance, angular = joint_dof(joint, axis)
-    non_negative(prim, armature=armature, max_velocity=max_velocity, static_friction=static_friction,
-                 dynamic_friction=dynamic_friction, viscous_friction=viscous_friction,
-                 friction_coefficient=friction_coefficient)
+    non_negative(
+        prim,
+        armature=armature,
+        max_velocity=max_velocity,
+        static_friction=static_friction,
+        dynamic_friction=dynamic_friction,
+        viscous_friction=viscous_friction,
+        friction_coefficient=friction_coefficient,
+    )
     if static_friction is not None and dynamic_friction is not None and dynamic_friction > static_friction:
-        raise AuthoringError(prim.GetPath(), f"dynamic friction {dynamic_friction} exceeds static friction "
-                                             f"{static_friction} (PhysX requires dynamic <= static)")
+        raise AuthoringError(
+            prim.GetPath(),
+            f"dynamic friction {dynamic_friction} exceeds static friction "
+            f"{static_friction} (PhysX requires dynamic <= static)",
+        )
     u = _units(prim, angular)
     axis_token = f"PhysxJointAxisAPI:{instance}"
     applied = prim.GetMetadata("apiSchemas")
@@ -167,17 +204,24 @@ def set_joint_properties(joint, *, armature: float | None = None, max_velocity: 
         return prim
     ns = "physxJointAxis:{instance}:"
     apply_schema(prim, "PhysxJointAxisAPI", instance)
-    values = {"armature": None if armature is None else armature / u.inertia,
-              "maxJointVelocity": None if max_velocity is None else max_velocity / u.position}
+    values = {
+        "armature": None if armature is None else armature / u.inertia,
+        "maxJointVelocity": None if max_velocity is None else max_velocity / u.position,
+    }
     for name in values:
         if values[name] is None and not has_axis_api:  # keep PhysxJointAPI's value in effect
             shared = prim.GetAttribute(f"physxJoint:{name}")
             if shared and shared.HasAuthoredValue():
                 values[name] = shared.Get()
-    values.update({"staticFrictionEffort": None if static_friction is None else static_friction / u.effort,
-                   "dynamicFrictionEffort": None if dynamic_friction is None else dynamic_friction / u.effort,
-                   "viscousFrictionCoefficient": None if viscous_friction is None
-                   else viscous_friction * u.position / u.effort})
+    values.update(
+        {
+            "staticFrictionEffort": None if static_friction is None else static_friction / u.effort,
+            "dynamicFrictionEffort": None if dynamic_friction is None else dynamic_friction / u.effort,
+            "viscousFrictionCoefficient": None
+            if viscous_friction is None
+            else viscous_friction * u.position / u.effort,
+        }
+    )
     for name, value in values.items():
         if value is not None:
             set_attr(prim, "PhysxJointAxisAPI", ns + name, value, instance)

@@ -4,6 +4,7 @@ USD stores lengths in `metersPerUnit`, masses in `kilogramsPerUnit`, angles in d
 gains per degree. Each factor below is "SI value of one stage unit", the number the importer multiplies
 by; authoring divides by it.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,7 +37,7 @@ class StageUnits:
     kilograms_per_unit: float
 
     @classmethod
-    def of(cls, stage: Usd.Stage) -> "StageUnits":
+    def of(cls, stage: Usd.Stage) -> StageUnits:
         return cls(float(UsdGeom.GetStageMetersPerUnit(stage)), float(UsdPhysics.GetStageKilogramsPerUnit(stage)))
 
     def dof(self, angular: bool) -> DofUnits:

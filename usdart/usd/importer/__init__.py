@@ -4,6 +4,7 @@ usd-core's UsdPhysics parser finds the scenes, bodies (with their colliders), jo
 everything it leaves to consumers (units, mass, root choice, components, loops, PhysX attributes)
 is done by the modules of this package.
 """
+
 from __future__ import annotations
 
 import warnings as _py_warnings
@@ -11,10 +12,10 @@ import warnings as _py_warnings
 import numpy as np
 from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 
-from .bodies import read_body
-from .coupling import ArticulationCouplings, articulation_settings
 from ...core.description import SceneDescription
 from ...core.frames import decompose
+from .bodies import read_body
+from .coupling import ArticulationCouplings, articulation_settings
 from .joints import BodyResolver, joint_kind, read_joint, warn_separated_frames
 from .stage_settings import open_stage, read_settings
 from .topology import Topology, check_free_body
@@ -22,8 +23,15 @@ from .usd_values import read
 
 __all__ = ["read_stage", "open_stage"]
 
-_JOINT_TYPES = ("FixedJoint", "RevoluteJoint", "PrismaticJoint", "SphericalJoint", "DistanceJoint", "D6Joint",
-                "CustomJoint")
+_JOINT_TYPES = (
+    "FixedJoint",
+    "RevoluteJoint",
+    "PrismaticJoint",
+    "SphericalJoint",
+    "DistanceJoint",
+    "D6Joint",
+    "CustomJoint",
+)
 
 
 def _parse(stage: Usd.Stage) -> dict:
@@ -81,8 +89,10 @@ def read_stage(source) -> tuple[Usd.Stage, SceneDescription]:
     for path, _ in _entries(parsed, "Articulation"):
         prim = stage.GetPrimAtPath(path)
         if read(prim, "physxArticulation:articulationEnabled", True) is False:
-            warnings.append(f"{path}: articulation disabled (physxArticulation:articulationEnabled = false); its "
-                            "bodies are simulated as free bodies with joint constraints")
+            warnings.append(
+                f"{path}: articulation disabled (physxArticulation:articulationEnabled = false); its "
+                "bodies are simulated as free bodies with joint constraints"
+            )
             continue
         api_paths.append(path)
 
@@ -103,6 +113,13 @@ def read_stage(source) -> tuple[Usd.Stage, SceneDescription]:
         check_free_body(bodies[path])
     consumed = tree_joints | {a.root_joint for a in articulations if a.root_joint} | topology.ignored_joints
     constraints = sorted(p for p in joints if p not in consumed)
-    description = SceneDescription(settings=settings, bodies=bodies, joints=joints, articulations=articulations,
-                                   free_bodies=free, constraints=constraints, warnings=warnings)
+    description = SceneDescription(
+        settings=settings,
+        bodies=bodies,
+        joints=joints,
+        articulations=articulations,
+        free_bodies=free,
+        constraints=constraints,
+        warnings=warnings,
+    )
     return stage, description

@@ -12,14 +12,15 @@ PhysxRigidBodyAPI defaults apply only where that API is applied: a plain UsdPhys
 damping and no velocity limits, so stages converted from URDF/MJCF simulate as their sources do.
 Initial velocities are read in world axes (Isaac Sim's default), the angular one in deg/s.
 """
+
 from __future__ import annotations
 
 import numpy as np
 from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
 
-from ...errors import PhysicsImportError
 from ...core.description import BodyDesc, Pose, SceneSettings
 from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
+from ...errors import PhysicsImportError
 from .shape_mass import MassProperties, collider_mass_properties, combine
 from .usd_values import applied_schemas, authored, read, read_physx
 
@@ -27,18 +28,26 @@ DEFAULT_DENSITY = 1000.0  # kg/m^3
 FALLBACK_SPHERE_RADIUS = 0.1  # m
 
 
-def read_body(prim: Usd.Prim, colliders: list[Usd.Prim], xform_cache: UsdGeom.XformCache,
-              settings: SceneSettings, warnings: list[str]) -> BodyDesc:
+def read_body(
+    prim: Usd.Prim,
+    colliders: list[Usd.Prim],
+    xform_cache: UsdGeom.XformCache,
+    settings: SceneSettings,
+    warnings: list[str],
+) -> BodyDesc:
     mpu = settings.meters_per_unit
     world = xform_cache.GetLocalToWorldTransform(prim)
     rot, t, scale = decompose(world)
     pose = Pose(position=t * mpu, orientation=matrix_to_quat(rot))
     mass, com, inertia = _mass_properties(prim, colliders, world, scale, settings, warnings)
     body = BodyDesc(
-        path=str(prim.GetPath()), pose=pose,
+        path=str(prim.GetPath()),
+        pose=pose,
         linear_velocity=np.asarray(read(prim, "physics:velocity", np.zeros(3)), float) * mpu,
         angular_velocity=np.radians(np.asarray(read(prim, "physics:angularVelocity", np.zeros(3)), float)),
-        mass=mass, com=com, inertia=inertia,
+        mass=mass,
+        com=com,
+        inertia=inertia,
         kinematic=bool(read(prim, "physics:kinematicEnabled", False)),
     )
     if "PhysxRigidBodyAPI" in applied_schemas(prim):
@@ -65,10 +74,15 @@ def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, war
     diag = authored(prim, "physics:diagonalInertia")
     axes = read(prim, "physics:principalAxes", np.array([1.0, 0.0, 0.0, 0.0]))
 
-    fully_authored = mass_attr is not None and mass_attr > 0 and com_attr is not None \
-        and diag is not None and np.any(np.asarray(diag) != 0)
+    fully_authored = (
+        mass_attr is not None
+        and mass_attr > 0
+        and com_attr is not None
+        and diag is not None
+        and np.any(np.asarray(diag) != 0)
+    )
     parts = []
-    for collider in ([] if fully_authored else colliders):
+    for collider in [] if fully_authored else colliders:
         if read(collider, "physics:collisionEnabled", True) is False:
             continue
         try:
@@ -107,9 +121,11 @@ def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, war
         shifted = MassProperties(from_colliders.mass, from_colliders.com, from_colliders.inertia)
         inertia = _inertia_about(shifted, com) * (mass / from_colliders.mass)
     elif mass > 0:
-        inertia = np.eye(3) * 0.4 * mass * FALLBACK_SPHERE_RADIUS ** 2
-        warnings.append(f"{path}: no colliders and no authored inertia; using the inertia of a "
-                        f"{FALLBACK_SPHERE_RADIUS} m solid sphere of {mass:g} kg (UsdPhysics fallback)")
+        inertia = np.eye(3) * 0.4 * mass * FALLBACK_SPHERE_RADIUS**2
+        warnings.append(
+            f"{path}: no colliders and no authored inertia; using the inertia of a "
+            f"{FALLBACK_SPHERE_RADIUS} m solid sphere of {mass:g} kg (UsdPhysics fallback)"
+        )
     else:
         inertia = np.zeros((3, 3))
     _check_inertia(path, inertia, warnings)
@@ -133,7 +149,7 @@ def _density(prim, settings: SceneSettings):
     value = authored(prim, "physics:density")
     if value is None or value <= 0:
         return None
-    return value * settings.kilograms_per_unit / settings.meters_per_unit ** 3
+    return value * settings.kilograms_per_unit / settings.meters_per_unit**3
 
 
 def _material_density(collider, settings: SceneSettings):

@@ -8,6 +8,7 @@ Mimic joints come from PhysxMimicJointAPI:<rotX|rotY|rotZ> (q + gearing q_ref + 
 degrees for an angular follower; gearing in follower units per reference unit) or, when no PhysX mimic
 is applied, from NewtonMimicAPI (q = coef0 + coef1 q_ref, so gearing = -coef1, offset = -coef0).
 """
+
 from __future__ import annotations
 
 import math
@@ -15,9 +16,18 @@ import math
 import numpy as np
 from pxr import Usd
 
+from ...core.description import (
+    ArticulationDesc,
+    DofDesc,
+    FixedTendonDesc,
+    JointDesc,
+    MimicDesc,
+    SceneSettings,
+    SpatialTendonDesc,
+    TendonAttachmentDesc,
+    TendonAxisDesc,
+)
 from ...errors import PhysicsImportError
-from ...core.description import (ArticulationDesc, DofDesc, FixedTendonDesc, JointDesc, MimicDesc, SceneSettings,
-                          SpatialTendonDesc, TendonAttachmentDesc, TendonAxisDesc)
 from .usd_values import api_instances, applied_schemas, first_target, read, read_physx
 
 DEG = math.pi / 180.0
@@ -64,8 +74,10 @@ class ArticulationCouplings:
         if target is None:
             raise PhysicsImportError(prim.GetPath(), f"mimic joint has no {rel} target")
         if target not in self.tree:
-            raise PhysicsImportError(prim.GetPath(), f"mimic reference joint {target} is not a joint of the same "
-                                                     f"articulation ({self.art.root_link})")
+            raise PhysicsImportError(
+                prim.GetPath(),
+                f"mimic reference joint {target} is not a joint of the same articulation ({self.art.root_link})",
+            )
         return self.tree[target]
 
     def _physx_mimic(self, prim, joint: JointDesc, inst: str) -> MimicDesc:
@@ -77,8 +89,9 @@ class ArticulationCouplings:
         ref = _dof_by_axis(ref_joint, str(read_physx(prim, ns + "referenceJointAxis", inst)))
         if ref is None:
             raise PhysicsImportError(prim.GetPath(), f"referenceJointAxis names no free axis of {ref_joint.path}")
-        gearing = float(read_physx(prim, ns + "gearing", inst)) * _unit(follower, self.settings) \
-            / _unit(ref, self.settings)
+        gearing = (
+            float(read_physx(prim, ns + "gearing", inst)) * _unit(follower, self.settings) / _unit(ref, self.settings)
+        )
         offset = float(read_physx(prim, ns + "offset", inst)) * _unit(follower, self.settings)
         mimic = self._internal(joint, follower, ref_joint, ref, gearing, offset, "PhysxMimicJointAPI")
         mimic.natural_frequency = float(read_physx(prim, ns + "naturalFrequency", inst))
@@ -93,20 +106,26 @@ class ArticulationCouplings:
             raise PhysicsImportError(prim.GetPath(), f"NewtonMimicAPI reference {ref_joint.path} must have one DOF")
         follower, ref = joint.dofs[0], ref_joint.dofs[0]
         coef0 = float(read(prim, "newton:mimicCoef0", 0.0)) * _unit(follower, self.settings)
-        coef1 = float(read(prim, "newton:mimicCoef1", 1.0)) * _unit(follower, self.settings) \
-            / _unit(ref, self.settings)
+        coef1 = float(read(prim, "newton:mimicCoef1", 1.0)) * _unit(follower, self.settings) / _unit(ref, self.settings)
         return self._internal(joint, follower, ref_joint, ref, -coef1, -coef0, "NewtonMimicAPI")
 
     def _internal(self, joint, follower, ref_joint, ref, gearing, offset, source) -> MimicDesc:
         """USD-sense q_f + G q_r + c = 0 -> internal q'_f + (G s_f s_r) q'_r + s_f c = 0."""
         s_f, s_r = self.sign(joint), self.sign(ref_joint)
-        return MimicDesc(joint=joint.path, dof=follower.name, reference_joint=ref_joint.path, reference_dof=ref.name,
-                         gearing=gearing * s_f * s_r, offset=offset * s_f, source=source)
+        return MimicDesc(
+            joint=joint.path,
+            dof=follower.name,
+            reference_joint=ref_joint.path,
+            reference_dof=ref.name,
+            gearing=gearing * s_f * s_r,
+            offset=offset * s_f,
+            source=source,
+        )
 
     # ---- fixed tendons -------------------------------------------------------------------------------------
     def fixed_tendons(self) -> list[FixedTendonDesc]:
         roots, axes = {}, {}
-        for path, joint in self.tree.items():
+        for path in self.tree:
             schemas = applied_schemas(self.stage.GetPrimAtPath(path))
             for name in api_instances(schemas, "PhysxTendonAxisRootAPI"):
                 if name in roots:
@@ -124,13 +143,18 @@ class ArticulationCouplings:
             root = self.stage.GetPrimAtPath(roots[name])
             ns = f"physxTendon:{name}:"
             tendon = FixedTendonDesc(
-                name=name, root_joint=roots[name], axes=[self._tendon_axis(p, name) for p in axes[name]],
-                stiffness=read(root, ns + "stiffness", 0.0) * kpu, damping=read(root, ns + "damping", 0.0) * kpu,
+                name=name,
+                root_joint=roots[name],
+                axes=[self._tendon_axis(p, name) for p in axes[name]],
+                stiffness=read(root, ns + "stiffness", 0.0) * kpu,
+                damping=read(root, ns + "damping", 0.0) * kpu,
                 limit_stiffness=read(root, ns + "limitStiffness", 0.0) * kpu,
-                offset=read(root, ns + "offset", 0.0) * mpu, rest_length=read(root, ns + "restLength", 0.0) * mpu,
+                offset=read(root, ns + "offset", 0.0) * mpu,
+                rest_length=read(root, ns + "restLength", 0.0) * mpu,
                 lower_limit=read(root, ns + "lowerLimit", -math.inf) * mpu,
                 upper_limit=read(root, ns + "upperLimit", math.inf) * mpu,
-                enabled=bool(read(root, ns + "tendonEnabled", True)))
+                enabled=bool(read(root, ns + "tendonEnabled", True)),
+            )
             out.append(tendon)
         return out
 
@@ -167,28 +191,40 @@ class ArticulationCouplings:
             parent_link = first_target(prim, f"physxTendon:{name}:parentLink", self.warnings)
             parent_name = read(prim, f"physxTendon:{name}:parentAttachment", None)
             if (parent_link, parent_name) not in attachments:
-                raise PhysicsImportError(link, f"tendon attachment '{name}' has no parent attachment "
-                                               f"'{parent_name}' on {parent_link} in this articulation")
+                raise PhysicsImportError(
+                    link,
+                    f"tendon attachment '{name}' has no parent attachment "
+                    f"'{parent_name}' on {parent_link} in this articulation",
+                )
             children.setdefault((parent_link, parent_name), []).append((link, name))
         out = []
         mpu, kpu = self.settings.meters_per_unit, self.settings.kilograms_per_unit
         for key in sorted(k for k, v in attachments.items() if v[1] == "Root"):
             prim = attachments[key][0]
             ns = f"physxTendon:{key[1]}:"
-            tendon = SpatialTendonDesc(name=key[1], attachments=[],
-                                       stiffness=read(prim, ns + "stiffness", 0.0) * kpu,
-                                       damping=read(prim, ns + "damping", 0.0) * kpu,
-                                       limit_stiffness=read(prim, ns + "limitStiffness", 0.0) * kpu,
-                                       offset=read(prim, ns + "offset", 0.0) * mpu,
-                                       enabled=bool(read(prim, ns + "tendonEnabled", True)))
+            tendon = SpatialTendonDesc(
+                name=key[1],
+                attachments=[],
+                stiffness=read(prim, ns + "stiffness", 0.0) * kpu,
+                damping=read(prim, ns + "damping", 0.0) * kpu,
+                limit_stiffness=read(prim, ns + "limitStiffness", 0.0) * kpu,
+                offset=read(prim, ns + "offset", 0.0) * mpu,
+                enabled=bool(read(prim, ns + "tendonEnabled", True)),
+            )
             stack = [(key, -1)]
             while stack:
                 (link, name), parent = stack.pop(0)
                 prim, kind = attachments[(link, name)]
                 ns = f"physxTendon:{name}:"
                 local = np.asarray(read(prim, ns + "localPos", np.zeros(3)), float) * body_scale[link] * mpu
-                att = TendonAttachmentDesc(link=link, name=name, local_position=local, parent=parent,
-                                           gearing=float(read(prim, ns + "gearing", 1.0)), leaf=kind == "Leaf")
+                att = TendonAttachmentDesc(
+                    link=link,
+                    name=name,
+                    local_position=local,
+                    parent=parent,
+                    gearing=float(read(prim, ns + "gearing", 1.0)),
+                    leaf=kind == "Leaf",
+                )
                 if att.leaf:
                     rest = read(prim, ns + "restLength", -math.inf)
                     att.rest_length = rest * mpu if rest >= 0 else -math.inf
@@ -203,7 +239,7 @@ class ArticulationCouplings:
 
 def articulation_settings(prim: Usd.Prim, art: ArticulationDesc, settings: SceneSettings) -> None:
     """PhysxArticulationAPI on the root-API prim (schema fallbacks where unauthored)."""
-    mpu2 = settings.meters_per_unit ** 2
+    mpu2 = settings.meters_per_unit**2
     art.solver_position_iterations = int(read_physx(prim, "physxArticulation:solverPositionIterationCount"))
     art.solver_velocity_iterations = int(read_physx(prim, "physxArticulation:solverVelocityIterationCount"))
     art.sleep_threshold = float(read_physx(prim, "physxArticulation:sleepThreshold")) * mpu2

@@ -15,6 +15,7 @@ Joint types map to PhysX articulation joints:
 Per-DOF property precedence: PhysxJointAxisAPI:<axis> (when applied) > PhysxJointAPI > NewtonJointAPI,
 an authored value always beating a fallback; the PhysX attribute wins when both are authored.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,9 +23,26 @@ import math
 import numpy as np
 from pxr import Usd, UsdGeom, UsdPhysics
 
+from ...core.description import (
+    ANGULAR_AXES,
+    AXIS_ORDER,
+    LINEAR_AXES,
+    DofDesc,
+    DriveDesc,
+    JointDesc,
+    Pose,
+    SceneSettings,
+)
+from ...core.frames import (
+    decompose,
+    homogeneous,
+    matrix_to_quat,
+    pose_matrix,
+    quat_multiply,
+    quat_to_matrix,
+    usd_to_column,
+)
 from ...errors import PhysicsImportError
-from ...core.description import ANGULAR_AXES, AXIS_ORDER, LINEAR_AXES, DofDesc, DriveDesc, JointDesc, Pose, SceneSettings
-from ...core.frames import decompose, homogeneous, matrix_to_quat, pose_matrix, quat_multiply, quat_to_matrix, usd_to_column
 from .usd_values import api_instances, applied_schemas, authored, first_target, read, read_physx
 
 DEG = math.pi / 180.0
@@ -72,13 +90,21 @@ class BodyResolver:
         return usd_to_column(self.xform_cache.GetLocalToWorldTransform(prim))
 
 
-def read_joint(prim: Usd.Prim, kind: str, resolver: BodyResolver, settings: SceneSettings,
-               warnings: list[str]) -> JointDesc:
+def read_joint(
+    prim: Usd.Prim, kind: str, resolver: BodyResolver, settings: SceneSettings, warnings: list[str]
+) -> JointDesc:
     path = str(prim.GetPath())
     body0, frame0 = _side(prim, 0, resolver, settings, warnings)
     body1, frame1 = _side(prim, 1, resolver, settings, warnings)
-    joint = JointDesc(path=path, kind=kind, body0=body0, body1=body1, frame0=frame0, frame1=frame1,
-                      excluded=bool(read(prim, "physics:excludeFromArticulation", False)))
+    joint = JointDesc(
+        path=path,
+        kind=kind,
+        body0=body0,
+        body1=body1,
+        frame0=frame0,
+        frame1=frame1,
+        excluded=bool(read(prim, "physics:excludeFromArticulation", False)),
+    )
     schemas = applied_schemas(prim)
     if kind == "revolute" or kind == "prismatic":
         axis = str(read(prim, "physics:axis", "X"))
@@ -100,8 +126,9 @@ def read_joint(prim: Usd.Prim, kind: str, resolver: BodyResolver, settings: Scen
         for axis_name, attr in (("rotY", "physics:coneAngle0Limit"), ("rotZ", "physics:coneAngle1Limit")):
             cone = read(prim, attr, -1.0)
             limit = cone * DEG if cone >= 0 else math.inf
-            joint.dofs.append(DofDesc(name=f"{path}:{axis_name}", axis=axis_name, lower=-limit, upper=limit,
-                                      usd_instance=axis_name))
+            joint.dofs.append(
+                DofDesc(name=f"{path}:{axis_name}", axis=axis_name, lower=-limit, upper=limit, usd_instance=axis_name)
+            )
     elif kind == "d6":
         joint.dofs = _d6_dofs(prim, schemas, settings, warnings)
     elif kind == "distance":
@@ -159,9 +186,12 @@ def _d6_dofs(prim, schemas, settings: SceneSettings, warnings) -> list[DofDesc]:
     n_lin = sum(d.axis in LINEAR_AXES for d in dofs)
     if n_lin > 1 or (n_lin == 1 and n_rot > 0):
         free = ", ".join(d.axis for d in dofs)
-        raise PhysicsImportError(path, f"D6 joint with free axes [{free}]: articulation joints support up to "
-                                       "three rotational axes or exactly one linear axis (lock the others with "
-                                       "PhysicsLimitAPI low > high)")
+        raise PhysicsImportError(
+            path,
+            f"D6 joint with free axes [{free}]: articulation joints support up to "
+            "three rotational axes or exactly one linear axis (lock the others with "
+            "PhysicsLimitAPI low > high)",
+        )
     if len(dofs) > 1:
         for d in dofs:
             d.name = f"{path}:{d.axis}"
@@ -209,16 +239,24 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
     if axis_api:
         dof.static_friction = read_physx(prim, "physxJointAxis:{instance}:staticFrictionEffort", inst) * effort
         dof.dynamic_friction = read_physx(prim, "physxJointAxis:{instance}:dynamicFrictionEffort", inst) * effort
-        dof.viscous_friction = read_physx(prim, "physxJointAxis:{instance}:viscousFrictionCoefficient", inst) \
-            * effort / unit
+        dof.viscous_friction = (
+            read_physx(prim, "physxJointAxis:{instance}:viscousFrictionCoefficient", inst) * effort / unit
+        )
     elif (friction := authored(prim, "newton:friction")) is not None:
         dof.static_friction = dof.dynamic_friction = friction * effort
     if joint_api:
         dof.friction_coefficient = float(read_physx(prim, "physxJoint:jointFriction"))
     if (damping := authored(prim, "newton:damping")) is not None:
         dof.passive_damping = damping * effort / unit
-    for name in ("armature", "max_velocity", "static_friction", "dynamic_friction", "viscous_friction",
-                 "friction_coefficient", "passive_damping"):
+    for name in (
+        "armature",
+        "max_velocity",
+        "static_friction",
+        "dynamic_friction",
+        "viscous_friction",
+        "friction_coefficient",
+        "passive_damping",
+    ):
         if getattr(dof, name) < 0:
             raise PhysicsImportError(prim.GetPath(), f"{name.replace('_', ' ')} of {inst} must not be negative")
     if dof.dynamic_friction > dof.static_friction:
@@ -244,8 +282,9 @@ def _read_drive(prim, inst, angular, unit, effort, settings: SceneSettings, sche
     if f"PhysxDrivePerformanceEnvelopeAPI:{inst}" in schemas:
         env = "physxDrivePerformanceEnvelope:{instance}:"
         drive.max_actuator_velocity = read_physx(prim, env + "maxActuatorVelocity", inst) * unit
-        drive.velocity_dependent_resistance = read_physx(prim, env + "velocityDependentResistance", inst) \
-            * effort / unit
+        drive.velocity_dependent_resistance = (
+            read_physx(prim, env + "velocityDependentResistance", inst) * effort / unit
+        )
         drive.speed_effort_gradient = read_physx(prim, env + "speedEffortGradient", inst) * unit / effort
     return drive
 
@@ -255,8 +294,10 @@ def _warn_unused_drives(prim, schemas, joint: JointDesc, warnings) -> None:
     for api in ("PhysicsDriveAPI", "PhysicsJointStateAPI", "PhysxJointAxisAPI", "PhysxDrivePerformanceEnvelopeAPI"):
         for inst in api_instances(schemas, api):
             if inst not in used:
-                warnings.append(f"{prim.GetPath()}: {api}:{inst} does not match any degree of freedom of this "
-                                f"{joint.kind} joint; ignored")
+                warnings.append(
+                    f"{prim.GetPath()}: {api}:{inst} does not match any degree of freedom of this "
+                    f"{joint.kind} joint; ignored"
+                )
 
 
 FRAME_TOLERANCE = 1e-3  # m
@@ -271,8 +312,10 @@ def warn_separated_frames(joints: list[JointDesc | None], poses: dict[str, Pose]
         p1 = pose_matrix(poses[joint.body1]) @ pose_matrix(joint.frame1)
         gap = float(np.linalg.norm(p0[:3, 3] - p1[:3, 3]))
         if gap > FRAME_TOLERANCE:
-            warnings.append(f"{joint.path}: the joint's two frames are {gap:.4g} m apart in the authored poses; "
-                            f"{joint.body1} is placed by the joint instead")
+            warnings.append(
+                f"{joint.path}: the joint's two frames are {gap:.4g} m apart in the authored poses; "
+                f"{joint.body1} is placed by the joint instead"
+            )
 
 
 def usd_to_internal(joint: JointDesc, dof: DofDesc, settings: SceneSettings) -> float:

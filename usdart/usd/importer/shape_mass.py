@@ -15,11 +15,12 @@ and MassAPI to the caller.
   cylinders and cones scale their radius by the larger of the two perpendicular scales and their
   height by the axial scale, because PhysX has no non-uniformly scaled version of those shapes.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 from pxr import Usd, UsdGeom
@@ -44,11 +45,11 @@ class MassProperties:
         object.__setattr__(self, "com", np.array(self.com, dtype=float).reshape(3))
         object.__setattr__(self, "inertia", np.array(self.inertia, dtype=float).reshape(3, 3))
 
-    def scaled(self, factor) -> "MassProperties":
+    def scaled(self, factor) -> MassProperties:
         """Same shape at `factor` times the density: mass and inertia scale, the COM does not."""
         return MassProperties(self.mass * factor, self.com, self.inertia * factor)
 
-    def transformed(self, rotation, translation) -> "MassProperties":
+    def transformed(self, rotation, translation) -> MassProperties:
         """Re-express in a parent frame where x_parent = R @ x + t."""
         r = np.asarray(rotation, dtype=float)
         return MassProperties(self.mass, r @ self.com + np.asarray(translation, dtype=float), r @ self.inertia @ r.T)
@@ -81,8 +82,9 @@ def _affine(mp: MassProperties, linear, offset) -> MassProperties:
     det = abs(np.linalg.det(lin))
     second = 0.5 * np.trace(mp.inertia) * np.eye(3) - mp.inertia
     second = det * lin @ second @ lin.T
-    return MassProperties(mp.mass * det, lin @ mp.com + np.asarray(offset, dtype=float),
-                          np.trace(second) * np.eye(3) - second)
+    return MassProperties(
+        mp.mass * det, lin @ mp.com + np.asarray(offset, dtype=float), np.trace(second) * np.eye(3) - second
+    )
 
 
 # ---- primitives --------------------------------------------------------------------------------------------
@@ -138,6 +140,7 @@ def _frustum(r_bottom: float, r_top: float, height: float, axis: str) -> MassPro
 
     def rho2(z):
         return (r_bottom + (r_top - r_bottom) * (z / height + 0.5)) ** 2
+
     return _revolved([(-height / 2, height / 2, rho2)], axis)
 
 
@@ -161,8 +164,10 @@ def _tapered_capsule(r_bottom: float, r_top: float, height: float, axis: str) ->
 
     def side(z):
         return (c * (r_bottom + (r_top - r_bottom) * (z - tb) / (tt - tb))) ** 2
-    return _revolved([_ball_piece(zb - r_bottom, tb, zb, r_bottom), (tb, tt, side),
-                      _ball_piece(tt, zt + r_top, zt, r_top)], axis)
+
+    return _revolved(
+        [_ball_piece(zb - r_bottom, tb, zb, r_bottom), (tb, tt, side), _ball_piece(tt, zt + r_top, zt, r_top)], axis
+    )
 
 
 def solid_capsule(radius, height, axis="Z") -> MassProperties:
@@ -438,9 +443,11 @@ def _exact_local(prim: Usd.Prim, time) -> MassProperties | None:
 
 def _axial_local(prim: Usd.Prim, time):
     """(radius at -axis, radius at +axis, height, axis, builder) of an axially symmetric shape, else None."""
-    kinds = [(UsdGeom.Capsule, "radius", "radius", _tapered_capsule),
-             (UsdGeom.Cylinder, "radius", "radius", _frustum),
-             (UsdGeom.Cone, "radius", None, _frustum)]
+    kinds = [
+        (UsdGeom.Capsule, "radius", "radius", _tapered_capsule),
+        (UsdGeom.Cylinder, "radius", "radius", _frustum),
+        (UsdGeom.Cone, "radius", None, _frustum),
+    ]
     for name, build in (("Capsule_1", _tapered_capsule), ("Cylinder_1", _frustum)):  # newer usd-core only
         if hasattr(UsdGeom, name):
             kinds.append((getattr(UsdGeom, name), "radiusBottom", "radiusTop", build))
@@ -454,8 +461,9 @@ def _axial_local(prim: Usd.Prim, time):
     return None
 
 
-def collider_mass_properties(prim: Usd.Prim, body_world_matrix, meters_per_unit: float,
-                             time=Usd.TimeCode.Default()) -> MassProperties:
+def collider_mass_properties(
+    prim: Usd.Prim, body_world_matrix, meters_per_unit: float, time=Usd.TimeCode.Default()
+) -> MassProperties:
     """Unit-density mass properties of a collider prim in the body frame (body pose without scale), in metres.
 
     Raises ValueError naming the prim for prim types without a volume and for NaN geometry.
@@ -464,8 +472,9 @@ def collider_mass_properties(prim: Usd.Prim, body_world_matrix, meters_per_unit:
     try:
         body_rot, body_pos, _ = decompose(body_world_matrix)
         collider_world = usd_to_column(UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(time))
-        if not (np.all(np.isfinite(collider_world)) and np.all(np.isfinite(body_rot))
-                and np.all(np.isfinite(body_pos))):
+        if not (
+            np.all(np.isfinite(collider_world)) and np.all(np.isfinite(body_rot)) and np.all(np.isfinite(body_pos))
+        ):
             raise ValueError("transform contains NaN or infinity")
         rel = np.linalg.inv(homogeneous(body_rot, body_pos)) @ collider_world  # collider -> body frame
         mpu = float(meters_per_unit)
@@ -474,8 +483,10 @@ def collider_mass_properties(prim: Usd.Prim, body_world_matrix, meters_per_unit:
             return _affine(local, rel[:3, :3] * mpu, rel[:3, 3] * mpu)
         axial = _axial_local(prim, time)
         if axial is None:
-            raise ValueError(f"{type_name} prims have no volume to derive a collider's mass from "
-                             "(supported: Cube, Sphere, Capsule, Capsule_1, Cylinder, Cylinder_1, Cone, Mesh)")
+            raise ValueError(
+                f"{type_name} prims have no volume to derive a collider's mass from "
+                "(supported: Cube, Sphere, Capsule, Capsule_1, Cylinder, Cylinder_1, Cone, Mesh)"
+            )
         r_bottom, r_top, height, axis, build = axial
         rot, _, scale = decompose(rel.T)  # decompose takes the row-vector layout
         scale = np.abs(scale)

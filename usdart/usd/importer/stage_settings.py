@@ -5,6 +5,7 @@ Time step precedence: an authored `physxScene:timeStepsPerSecond` wins over an a
 the applied schema's fallback is used (PhysxSceneAPI: 60 Hz, NewtonSceneAPI: 1000 Hz, PhysxSceneAPI
 first); with neither schema, 60 Hz. `newton:gravityEnabled = false` turns gravity off.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,8 @@ import os
 import numpy as np
 from pxr import Tf, Usd, UsdGeom, UsdPhysics
 
-from ...errors import PhysicsImportError, StageError
 from ...core.description import SceneSettings
+from ...errors import PhysicsImportError, StageError
 from .usd_values import applied_schemas, authored, read, schema_default
 
 STANDARD_GRAVITY = 9.81  # m/s^2, UsdPhysics' default magnitude

@@ -19,6 +19,7 @@ by joint path. Joints left out of the tree (excluded ones, undeclared cycles, ex
 distance joints) become loop constraints; undeclared cycles are reported with the joints' paths.
 Kinematic bodies cannot be links (PhysX): joints to them are always solved as constraints.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -26,15 +27,20 @@ from collections import defaultdict
 import networkx as nx
 import numpy as np
 
-from ...errors import PhysicsImportError
 from ...core.description import ArticulationDesc, BodyDesc, JointDesc
+from ...errors import PhysicsImportError
 
 _API_ON_JOINT, _API_ON_BODY, _API_ON_ANCESTOR = 0, 1, 2
 
 
 class Topology:
-    def __init__(self, bodies: dict[str, BodyDesc], joints: dict[str, JointDesc], stage_order: dict[str, int],
-                 warnings: list[str]):
+    def __init__(
+        self,
+        bodies: dict[str, BodyDesc],
+        joints: dict[str, JointDesc],
+        stage_order: dict[str, int],
+        warnings: list[str],
+    ):
         self.bodies = bodies
         self.joints = joints
         self.order = stage_order
@@ -87,14 +93,18 @@ class Topology:
                 joint = self.joints[api]
                 a, b = self.node(joint.body0), self.node(joint.body1)
                 if (a is None) == (b is None) or joint.excluded:
-                    raise PhysicsImportError(api, "ArticulationRootAPI is on a joint that does not attach a body to "
-                                                  "the world (put it on the world joint, the root body or an ancestor)")
+                    raise PhysicsImportError(
+                        api,
+                        "ArticulationRootAPI is on a joint that does not attach a body to "
+                        "the world (put it on the world joint, the root body or an ancestor)",
+                    )
                 body = a or b
                 out.append((_API_ON_JOINT, api, self.component_of[body], body, api))
             elif api in self.bodies:
                 if api not in self.links_ok:
-                    raise PhysicsImportError(api, "ArticulationRootAPI is on a kinematic body; articulation links "
-                                                  "cannot be kinematic")
+                    raise PhysicsImportError(
+                        api, "ArticulationRootAPI is on a kinematic body; articulation links cannot be kinematic"
+                    )
                 out.append((_API_ON_BODY, api, self.component_of[api], api, None))
             else:
                 prefix = api.rstrip("/") + "/"
@@ -113,8 +123,10 @@ class Topology:
         articulations = []
         for _, api, comp, body, root_joint in self.claims(api_paths):
             if comp in claimed:
-                self.warnings.append(f"{api}: ArticulationRootAPI also covers the articulation already created from "
-                                     f"{claimed[comp]} (nested or duplicate root API); ignored")
+                self.warnings.append(
+                    f"{api}: ArticulationRootAPI also covers the articulation already created from "
+                    f"{claimed[comp]} (nested or duplicate root API); ignored"
+                )
                 continue
             claimed[comp] = api
             articulations.append(self._articulation(api, comp, body, root_joint))
@@ -130,8 +142,10 @@ class Topology:
             joint = self.joints[root_joint]
             root_body = self.node(joint.body0) or self.node(joint.body1)
             if requested is not None and requested != root_body and api == requested:
-                self.warnings.append(f"{api}: articulation is fixed to the world by {root_joint}, so its root link is "
-                                     f"{root_body}, not the body carrying ArticulationRootAPI")
+                self.warnings.append(
+                    f"{api}: articulation is fixed to the world by {root_joint}, so its root link is "
+                    f"{root_body}, not the body carrying ArticulationRootAPI"
+                )
         elif requested is not None:
             root_body = requested
         else:
@@ -139,8 +153,10 @@ class Topology:
         links, parents, inbound, loops = self._spanning_tree(root_body, comp)
         extra_world = [j for j, _ in world if j != root_joint]
         if extra_world:
-            self.warnings.append(f"{api}: world joints {', '.join(extra_world)} close loops with the root joint "
-                                 f"{root_joint}; they are solved as loop constraints")
+            self.warnings.append(
+                f"{api}: world joints {', '.join(extra_world)} close loops with the root joint "
+                f"{root_joint}; they are solved as loop constraints"
+            )
         joints = [None] + inbound
         bodies = [self.bodies[p] for p in links]
         fixed_base = root_joint is not None
@@ -152,8 +168,16 @@ class Topology:
             parents = [-1] + [0] + [p + 1 for p in parents[1:]]
             bodies = [None] + bodies
             joints = [None, oriented] + inbound
-        art = ArticulationDesc(api_prim=api, root_link=links[0], fixed_base=fixed_base, links=links,
-                               link_parents=parents, bodies=bodies, joints=joints, root_joint=root_joint)
+        art = ArticulationDesc(
+            api_prim=api,
+            root_link=links[0],
+            fixed_base=fixed_base,
+            links=links,
+            link_parents=parents,
+            bodies=bodies,
+            joints=joints,
+            root_joint=root_joint,
+        )
         art.loop_joints = sorted(set(loops + extra_world + self._constraints_touching(comp)))
         self._check_masses(art)
         return art
@@ -162,6 +186,7 @@ class Topology:
         def rank(item):
             path, body = item
             return (requested is not None and body != requested, self.joints[path].kind != "fixed", path)
+
         return min(world, key=rank)[0]
 
     def _centre(self, comp: frozenset) -> str:
@@ -193,9 +218,11 @@ class Topology:
                 queue.append(v)
         cycle = sorted({k for _, _, k in self.graph.subgraph(comp).edges(keys=True)} - tree_edges)
         if cycle:
-            self.warnings.append(f"{root}: undeclared kinematic loop; joints {', '.join(cycle)} are not excluded from "
-                                 "the articulation and are solved as loop constraints (set "
-                                 "physics:excludeFromArticulation = true on one joint per loop)")
+            self.warnings.append(
+                f"{root}: undeclared kinematic loop; joints {', '.join(cycle)} are not excluded from "
+                "the articulation and are solved as loop constraints (set "
+                "physics:excludeFromArticulation = true on one joint per loop)"
+            )
         return links, parents, inbound, cycle
 
     def _constraints_touching(self, comp: frozenset) -> list[str]:
@@ -212,14 +239,20 @@ class Topology:
         for i in range(1, n):
             joint = art.joints[i]
             if joint.dofs and subtree_mass[i] <= 0 and subtree_inertia[i] <= 0:
-                raise PhysicsImportError(art.links[i], f"link has zero mass and nothing with mass beyond it, so joint "
-                                                       f"{joint.path} has nothing to move (author physics:mass or a "
-                                                       "collider)")
+                raise PhysicsImportError(
+                    art.links[i],
+                    f"link has zero mass and nothing with mass beyond it, so joint "
+                    f"{joint.path} has nothing to move (author physics:mass or a "
+                    "collider)",
+                )
         if not art.fixed_base and (subtree_mass[0] <= 0 or subtree_inertia[0] <= 0):
             raise PhysicsImportError(art.root_link, "floating articulation has zero total mass or inertia")
 
 
 def check_free_body(body: BodyDesc) -> None:
     if body.mass <= 0 or np.trace(body.inertia) <= 0:
-        raise PhysicsImportError(body.path, "rigid body has zero mass or inertia (author physics:mass and "
-                                            "physics:diagonalInertia, or give it a collider)")
+        raise PhysicsImportError(
+            body.path,
+            "rigid body has zero mass or inertia (author physics:mass and "
+            "physics:diagonalInertia, or give it a collider)",
+        )

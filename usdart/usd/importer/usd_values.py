@@ -8,11 +8,12 @@ plugin declares as fallbacks), so the importer behaves the same with or without 
 Values authored as 32-bit floats are widened to the shortest decimal that round-trips in float32
 (0.316f -> 0.316, not 0.31600001454...): the author wrote a decimal, and this recovers it.
 """
+
 from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 import numpy as np
@@ -21,7 +22,7 @@ from pxr import Usd
 from ...errors import PhysicsImportError
 
 
-@lru_cache(maxsize=None)
+@cache
 def physx_schema_defaults() -> dict[str, object]:
     """Fallback value of every PhysX schema attribute, keyed by name with '{instance}' placeholders."""
     text = resources.files("usdart").joinpath("data/physx_usd_schema_props.json").read_text()
@@ -55,13 +56,16 @@ def applied_schemas(prim: Usd.Prim) -> list[str]:
 def api_instances(schemas: list[str], schema: str) -> list[str]:
     """Instance names of a multiple-apply schema among applied tokens ('PhysxMimicJointAPI:rotZ' -> 'rotZ')."""
     prefix = schema + ":"
-    return [s[len(prefix):] for s in schemas if s.startswith(prefix)]
+    return [s[len(prefix) :] for s in schemas if s.startswith(prefix)]
 
 
 def _is_float32(attr: Usd.Attribute) -> bool:
     name = attr.GetTypeName().cppTypeName
-    return name in ("float", "VtArray<float>") or (name.startswith("Gf") and name.endswith("f")) \
+    return (
+        name in ("float", "VtArray<float>")
+        or (name.startswith("Gf") and name.endswith("f"))
         or (name.startswith("VtArray<Gf") and name.endswith("f>"))
+    )
 
 
 def _widen(x) -> float:
@@ -82,8 +86,7 @@ def _to_python(value, float32: bool):
     except (TypeError, ValueError):
         return value
     if float32:
-        arr = np.array([_widen(v) for v in arr.ravel()], dtype=float).reshape(arr.shape) if arr.size <= 64 \
-            else arr
+        arr = np.array([_widen(v) for v in arr.ravel()], dtype=float).reshape(arr.shape) if arr.size <= 64 else arr
     return arr
 
 
@@ -134,6 +137,8 @@ def first_target(prim: Usd.Prim, rel_name: str, warnings: list[str]) -> str | No
     if not targets:
         return None
     if len(targets) > 1:
-        warnings.append(f"{prim.GetPath()}: relationship '{rel_name}' has {len(targets)} targets; "
-                        f"only the first ({targets[0]}) is used")
+        warnings.append(
+            f"{prim.GetPath()}: relationship '{rel_name}' has {len(targets)} targets; "
+            f"only the first ({targets[0]}) is used"
+        )
     return str(targets[0])
