@@ -171,9 +171,9 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     q = twin.q(cache._tree_state.q[0], cache._tree_state.joint_quat[0], np.zeros(3), np.array([1.0, 0, 0, 0]))
     v, a_pin, tau_pin = twin.to_pin(cache.joint_velocity), twin.to_pin(qdd), twin.to_pin(tau)
     ours = {
-        "rnea": lambda: entry.inverse_dynamics(b, 0, qdd, root_acc, 1.0, wrench, False, m.gravity, 1.0, out),
-        "crba": lambda: entry.mass_matrix(b, 0, True, H),
-        "aba": lambda: entry.forward_dynamics(b, 0, tau, wrench, False, m.gravity, out),
+        "rnea": lambda: entry.inverse_dynamics(b, 0, 0, qdd, root_acc, 1.0, wrench, m.gravity, 1.0, out),
+        "crba": lambda: entry.mass_matrix(b, 0, 0, True, H),
+        "aba": lambda: entry.forward_dynamics(b, 0, 0, tau, wrench, m.gravity, out),
     }
     theirs = {
         "rnea": lambda: pin.rnea(pm, pd, q, v, a_pin),
@@ -201,9 +201,9 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     ]
     vs = [twin.to_pin(many.state.qd[w]) for w in range(worlds)]
     batch_ours = {
-        "rnea": lambda: entry.inverse_dynamics_all(bb, 0, qdd_all, root_all, wrench_all, False, m.gravity, out_all),
+        "rnea": lambda: entry.inverse_dynamics_all(bb, 0, qdd_all, root_all, wrench_all, m.gravity, out_all),
         "crba": lambda: entry.mass_matrix_all(bb, 0, True, H_all),
-        "aba": lambda: entry.forward_dynamics_all(bb, 0, tau_all, wrench_all, False, m.gravity, out_all),
+        "aba": lambda: entry.forward_dynamics_all(bb, 0, tau_all, wrench_all, m.gravity, out_all),
     }
     batch_theirs = {
         "rnea": lambda: [pin.rnea(pm, pd, qs[w], vs[w], twin.to_pin(qdd_all[w])) for w in range(worlds)],

@@ -53,17 +53,16 @@ class InverseDynamicsMixin:
         qdd_in = np.zeros(m.n_dofs) if qdd is None else np.asarray(qdd, float).reshape(m.n_dofs)
         root_in = np.zeros(6) if root_acc is None else np.asarray(root_acc, float).reshape(6)
         wrench_in = cache._control.link_wrench[0]
-        if wrench is not None:
-            wrench_in[:] = wrench
+        wrench_in[:] = 0.0 if wrench is None else wrench
         out = np.zeros(m.n_root + m.n_dofs)
         inverse_dynamics(
             b,
+            0,
             0,
             qdd_in,
             root_in,
             1.0,
             wrench_in,
-            wrench is not None,
             np.asarray(gravity, float),
             1.0 if velocities else 0.0,
             out,
@@ -74,7 +73,7 @@ class InverseDynamicsMixin:
         m = self.model
         b = self._load(cache, velocities=False)
         H = np.zeros((m.n_root + m.n_dofs, m.n_root + m.n_dofs))
-        mass_matrix(b, 0, False, H)
+        mass_matrix(b, 0, 0, False, H)
         return H
 
     def _free_root(self, cache, generalized: np.ndarray) -> np.ndarray:
@@ -120,7 +119,8 @@ class InverseDynamicsMixin:
         b = self._load(cache, velocities=True)
         out = np.zeros(m.n_root + m.n_dofs)
         tau = finite_vector(cache.joint_force, m.n_dofs, self.root_link, "joint_force")
-        forward_dynamics(b, 0, tau, cache._control.link_wrench[0], False, m.gravity, out)
+        cache._control.link_wrench[0] = 0.0  # no link forces
+        forward_dynamics(b, 0, 0, tau, cache._control.link_wrench[0], m.gravity, out)
         if m.n_root:
             cache.root_linear_acceleration[:] = out[:3]
             cache.root_angular_acceleration[:] = out[3:6]
@@ -157,7 +157,7 @@ class InverseDynamicsMixin:
         """cache.dense_jacobian: rows 6 per link (root skipped when fixed), [vx vy vz wx wy wz] of the
         link COM in world axes; columns [root v, root w (floating)] then DOFs. Returns (rows, cols)."""
         b = self._load(cache, velocities=False)
-        jacobians(b, 0, True, cache.dense_jacobian)
+        jacobians(b, 0, 0, True, cache.dense_jacobian)
         return cache.dense_jacobian.shape
 
     def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> tuple[np.ndarray, np.ndarray]:
@@ -171,11 +171,11 @@ class InverseDynamicsMixin:
             )
         b = self._load(cache, velocities=True)
         nv = m.n_root + m.n_dofs
-        A, bias = np.zeros((6, nv)), np.zeros((6, 1))
-        centroidal(b, 0, np.zeros(m.n_dofs), np.zeros(6), np.zeros((m.n_links, 6)), _ZERO3, np.zeros(nv), A, bias)
+        A, bias = np.zeros((6, nv)), np.zeros(6)
+        centroidal(b, 0, 0, np.zeros(m.n_dofs), np.zeros(6), np.zeros((m.n_links, 6)), _ZERO3, np.zeros(nv), A, bias)
         cache.centroidal_momentum_matrix = A
-        cache.centroidal_momentum_bias = bias[:, 0]
-        return A.copy(), bias[:, 0].copy()
+        cache.centroidal_momentum_bias = bias
+        return A.copy(), bias.copy()
 
     # ---- maximal <-> reduced joint data ------------------------------------------------------------
     def unpack_joint_data(self, reduced) -> np.ndarray:

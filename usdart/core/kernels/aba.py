@@ -57,7 +57,6 @@ def aba(
     tau,
     gravity,
     wrench,
-    use_wrench,
     vel,
     acc,
     art_inertia,
@@ -70,7 +69,7 @@ def aba(
     out,
 ):
     """out[v0:v1] = generalized accelerations [root nudot (floating); qdd] under joint forces tau (per
-    DOF), gravity and optional link wrenches (world, at COMs). Needs world_frames and link velocities.
+    DOF), gravity and link wrenches (world, at COMs; zeros for none). Needs world_frames and link velocities.
 
     World axes throughout, so articulated inertias add up the tree without transforms. Gravity is an
     upward base acceleration: pass 3 yields a' = a - g, and the root adds g back.
@@ -92,8 +91,7 @@ def aba(
         rigid_to_matrix(body_mass[i], body_moment[i], body_inertia[i], art_inertia[i])
         inertia_times_motion(body_mass[i], body_moment[i], body_inertia[i], vi, tmp)
         force_cross_add(vi, tmp, pi)
-        if use_wrench:
-            subtract_world_wrench(link_vec, rot, pos, i, wrench[i], pi)
+        subtract_world_wrench(link_vec, rot, pos, i, wrench[i], pi)
 
     # pass 2: articulated inertias from the leaves in
     for i in range(l1 - 1, l0, -1):

@@ -16,14 +16,24 @@ from .spatial import inertia_times_motion
 
 
 @njit(cache=True, _nrt=False)
-def about_com(comp_mass, comp_moment, l0, F, A, col):
-    """A[:, col] = the spatial momentum F (at the origin) as [P; L_G], G the tree's COM."""
+def about_com(comp_mass, comp_moment, l0, F):
+    """The spatial momentum F (at the origin) as [P; L_G], G the tree's COM."""
     mass, h = comp_mass[l0], comp_moment[l0]
     g0, g1, g2 = h[0] / mass, h[1] / mass, h[2] / mass
-    A[0, col], A[1, col], A[2, col] = F[3], F[4], F[5]
-    A[3, col] = F[0] - (g1 * F[5] - g2 * F[4])
-    A[4, col] = F[1] - (g2 * F[3] - g0 * F[5])
-    A[5, col] = F[2] - (g0 * F[4] - g1 * F[3])
+    return (
+        F[3],
+        F[4],
+        F[5],
+        F[0] - (g1 * F[5] - g2 * F[4]),
+        F[1] - (g2 * F[3] - g0 * F[5]),
+        F[2] - (g0 * F[4] - g1 * F[3]),
+    )
+
+
+@njit(cache=True, _nrt=False)
+def set_column(A, col, values):
+    for a in range(6):
+        A[a, col] = values[a]
 
 
 @njit(cache=True, _nrt=False)
@@ -33,10 +43,10 @@ def centroidal_matrix(dof, l0, d0, d1, v0, c, motion, comp_mass, comp_moment, co
     for k in range(d0, d1):
         i = dof[k, D_LINK]
         inertia_times_motion(comp_mass[i], comp_moment[i], comp_inertia[i], motion[k], F)
-        about_com(comp_mass, comp_moment, l0, F, A, dof[k, D_V] - v0)
+        set_column(A, dof[k, D_V] - v0, about_com(comp_mass, comp_moment, l0, F))
     for col in range(6):
         for a in range(6):
             g[a] = 1.0 if a == col else 0.0
         root_spatial(c, g, s)
         inertia_times_motion(comp_mass[l0], comp_moment[l0], comp_inertia[l0], s, F)
-        about_com(comp_mass, comp_moment, l0, F, A, col)
+        set_column(A, col, about_com(comp_mass, comp_moment, l0, F))

@@ -43,7 +43,7 @@ def mass_matrix(
         for k in range(link[i, L_DOF0], link[i, L_DOF1]):
             inertia_times_motion(comp_mass[i], comp_moment[i], comp_inertia[i], motion[k], F)
             if floating:
-                root_generalized_force(c, F, g, 0)
+                g[0], g[1], g[2], g[3], g[4], g[5] = root_generalized_force(c, F)
             j = dof[k, D_V]
             p = v_h[j]
             while j != -1:
@@ -63,7 +63,7 @@ def mass_matrix(
                 g[a] = 1.0 if a == col else 0.0
             root_spatial(c, g, s)
             inertia_times_motion(comp_mass[l0], comp_moment[l0], comp_inertia[l0], s, F)
-            root_generalized_force(c, F, g, 0)
+            g[0], g[1], g[2], g[3], g[4], g[5] = root_generalized_force(c, F)
             p = v_h[v0 + col]
             for a in range(col, -1, -1):  # the root chain: col, col - 1, ..., 0
                 H[p] = g[a]

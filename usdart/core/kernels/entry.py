@@ -22,7 +22,7 @@ from .jacobian import link_jacobians
 from .kinematics import com_accelerations, com_velocities, link_velocities, tree_poses, world_frames
 from .rnea import rnea
 from .smooth import root_com
-from .step import posed_state, step_world, step_world_rk4, world_poses
+from .step import posed_state, remember_posed, step_world, step_world_rk4, world_poses
 from .tree_factor import to_dense
 
 
@@ -40,13 +40,13 @@ def _poses(m, st, ws, w):
         st.link_rot[w],
         st.link_pos[w],
     )
-    posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], True)
+    remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
 
 
 @njit(cache=True, _nrt=False)
 def _refresh_poses(m, st, ws, w):
     """Link poses again only when the state was written from Python since they were computed."""
-    if not posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], False):
+    if not posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w]):
         _poses(m, st, ws, w)
 
 
@@ -58,7 +58,7 @@ def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
         for w in range(w0, w1):
             step_world(m, st, ctl, ws, w, dt, only_island)
     for w in range(w0, w1):
-        posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], True)
+        remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
 
 
 @njit(cache=True, _nrt=False)
@@ -69,7 +69,7 @@ def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
         for w in range(w0, w1):
             step_world_rk4(m, st, ctl, ws, w, dt, only_island)
     for w in range(w0, w1):
-        posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w], True)
+        remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
 
 
 @njit(cache=True)
@@ -146,7 +146,7 @@ def _frames(m, st, ws, w, t):
 
 
 @njit(cache=True, _nrt=False)
-def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity, vel_scale, out):
+def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out):
     tr, lk = m.trees.tree, m.links
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
     floating = tr[t, T_ROOT] == 6
@@ -176,7 +176,6 @@ def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity
         acc_scale,
         gravity,
         wrench,
-        use_wrench,
         ws.vel[w],
         ws.acc[w],
         ws.force[w],
@@ -186,11 +185,11 @@ def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity
 
 
 @njit(cache=True)
-def inverse_dynamics(b, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity, vel_scale, out):
+def inverse_dynamics(b, t, w, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out):
     """out[v] = M acc_scale [root_acc; qdd] + h(q, vel_scale qd) - J^T wrench (gravity `gravity`), world 0.
     qdd: (n_dofs,), root_acc: (6,), wrench: (n_links, 6), out: (n_v,)."""
     m, st, _, ws = b.value
-    _rnea(m, st, ws, 0, t, qdd, root_acc, acc_scale, wrench, use_wrench, gravity, vel_scale, out)
+    _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out)
 
 
 @njit(cache=True, _nrt=False)
@@ -235,14 +234,14 @@ def _mass_matrix(m, st, ws, w, t, with_armature, out):
 
 
 @njit(cache=True)
-def mass_matrix(b, t, with_armature, out):
+def mass_matrix(b, t, w, with_armature, out):
     """out (n_v, n_v) = tree t's mass matrix (root block first when floating), world 0."""
     m, st, _, ws = b.value
-    _mass_matrix(m, st, ws, 0, t, with_armature, out)
+    _mass_matrix(m, st, ws, w, t, with_armature, out)
 
 
 @njit(cache=True, _nrt=False)
-def _forward_dynamics(m, st, ws, w, t, tau, wrench, use_wrench, gravity, out):
+def _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out):
     tr, lk, dofs = m.trees.tree, m.links, m.dofs
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
     floating = tr[t, T_ROOT] == 6
@@ -270,7 +269,6 @@ def _forward_dynamics(m, st, ws, w, t, tau, wrench, use_wrench, gravity, out):
         tau,
         gravity,
         wrench,
-        use_wrench,
         ws.vel[w],
         ws.acc[w],
         ws.art_inertia[w],
@@ -285,25 +283,25 @@ def _forward_dynamics(m, st, ws, w, t, tau, wrench, use_wrench, gravity, out):
 
 
 @njit(cache=True)
-def forward_dynamics(b, t, tau, wrench, use_wrench, gravity, out):
+def forward_dynamics(b, t, w, tau, wrench, gravity, out):
     """out[v] = accelerations under joint forces tau (n_dofs,), gravity and optional link wrenches, world 0
     (the workspace needs the articulated-body arrays)."""
     m, st, _, ws = b.value
-    _forward_dynamics(m, st, ws, 0, t, tau, wrench, use_wrench, gravity, out)
+    _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out)
 
 
 @njit(cache=True)
-def jacobians(b, t, at_com, out):
+def jacobians(b, t, w, at_com, out):
     """out (6 x links, n_v): link Jacobians of tree t at the state of world 0."""
     m, st, _, ws = b.value
-    _jacobians(m, st, ws, t, at_com, out)
+    _jacobians(m, st, ws, w, t, at_com, out)
 
 
 @njit(cache=True, _nrt=False)
-def _jacobians(m, st, ws, t, at_com, out):
+def _jacobians(m, st, ws, w, t, at_com, out):
     tr, lk = m.trees.tree, m.links
-    _frames(m, st, ws, 0, t)
-    c = ws.vec[0, 4]
+    _frames(m, st, ws, w, t)
+    c = ws.vec[w, 4]
     v0 = tr[t, T_V0]
     link_jacobians(
         lk.link,
@@ -316,36 +314,36 @@ def _jacobians(m, st, ws, t, at_com, out):
         tr[t, T_V1] - v0,
         tr[t, T_ROOT] == 6,
         c,
-        st.link_rot[0],
-        st.link_pos[0],
+        st.link_rot[w],
+        st.link_pos[w],
         at_com,
         out,
     )
 
 
 @njit(cache=True)
-def centroidal(b, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
-    """A (6, n_v) and bias (6, 1) of floating tree t at the state of world 0 (*_zero: zero inputs)."""
+def centroidal(b, t, w, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
+    """A (6, n_v) and bias (6,) of floating tree t at the state of world w (*_zero: zero inputs)."""
     m, st, _, ws = b.value
-    _centroidal(m, st, ws, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias)
+    _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias)
 
 
 @njit(cache=True, _nrt=False)
-def _centroidal(m, st, ws, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
+def _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
     tr, lk = m.trees.tree, m.links
     l0, l1, v0 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0]
-    _frames(m, st, ws, 0, t)
-    c = ws.vec[0, 4]
+    _frames(m, st, ws, w, t)
+    c = ws.vec[w, 4]
     composite_inertias(
         lk.link,
         l0,
         l1,
-        ws.body_mass[0],
-        ws.body_moment[0],
-        ws.body_inertia[0],
-        ws.comp_mass[0],
-        ws.comp_moment[0],
-        ws.comp_inertia[0],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        ws.comp_mass[w],
+        ws.comp_moment[w],
+        ws.comp_inertia[w],
     )
     centroidal_matrix(
         m.dofs.dof,
@@ -354,15 +352,17 @@ def _centroidal(m, st, ws, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rn
         tr[t, T_DOF1],
         v0,
         c,
-        ws.motion[0],
-        ws.comp_mass[0],
-        ws.comp_moment[0],
-        ws.comp_inertia[0],
-        ws.vec[0],
+        ws.motion[w],
+        ws.comp_mass[w],
+        ws.comp_moment[w],
+        ws.comp_inertia[w],
+        ws.vec[w],
         A,
     )
-    _rnea(m, st, ws, 0, t, qdd_zero, root_zero, 0.0, wrench_zero, False, gravity_zero, 1.0, rnea_out)
-    about_com(ws.comp_mass[0], ws.comp_moment[0], l0, ws.force[0, l0], bias, 0)
+    _rnea(m, st, ws, w, t, qdd_zero, root_zero, 0.0, wrench_zero, gravity_zero, 1.0, rnea_out)
+    values = about_com(ws.comp_mass[w], ws.comp_moment[w], l0, ws.force[w, l0])
+    for a in range(6):
+        bias[a] = values[a]
 
 
 @njit(cache=True)
@@ -377,7 +377,7 @@ def link_motion(b, t, w, rnea_out, velocity_out, acceleration_out):
 def _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out):
     tr, lk = m.trees.tree, m.links
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
-    _rnea(m, st, ws, w, t, st.qdd[w], st.root_acc[w, t], 1.0, ctl.link_wrench[w], True, m.gravity, 1.0, rnea_out)
+    _rnea(m, st, ws, w, t, st.qdd[w], st.root_acc[w, t], 1.0, ctl.link_wrench[w], m.gravity, 1.0, rnea_out)
     com_velocities(lk.link_vec, l0, l1, st.link_rot[w], st.link_pos[w], ws.vel[w], velocity_out)
     for i in range(l0, l1):  # RNEA leaves a - g in ws.acc
         for a in range(3):
@@ -387,11 +387,11 @@ def _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
 
 # ---- one tree's algorithm for every world --------------------------------------------------------------------
 @njit(cache=True, parallel=True)
-def inverse_dynamics_all(b, t, qdd, root_acc, wrench, use_wrench, gravity, out):
+def inverse_dynamics_all(b, t, qdd, root_acc, wrench, gravity, out):
     for i in prange(b.value[1].q.shape[0]):
         m, st, _, ws = b.value
         w = np.int64(i)
-        _rnea(m, st, ws, w, t, qdd[w], root_acc[w], 1.0, wrench[w], use_wrench, gravity, 1.0, out[w])
+        _rnea(m, st, ws, w, t, qdd[w], root_acc[w], 1.0, wrench[w], gravity, 1.0, out[w])
 
 
 @njit(cache=True, parallel=True)
@@ -403,8 +403,8 @@ def mass_matrix_all(b, t, with_armature, out):
 
 
 @njit(cache=True, parallel=True)
-def forward_dynamics_all(b, t, tau, wrench, use_wrench, gravity, out):
+def forward_dynamics_all(b, t, tau, wrench, gravity, out):
     for i in prange(b.value[1].q.shape[0]):
         m, st, _, ws = b.value
         w = np.int64(i)
-        _forward_dynamics(m, st, ws, w, t, tau[w], wrench[w], use_wrench, gravity, out[w])
+        _forward_dynamics(m, st, ws, w, t, tau[w], wrench[w], gravity, out[w])

@@ -23,19 +23,19 @@ from ..layout import (
 
 
 @njit(cache=True, _nrt=False)
-def quat_times_exp(q, rx, ry, rz, right):
-    """q <- q * exp(r) (right) or exp(r) * q, exp(r) the unit quaternion of rotation vector r; renormalised."""
+def quat_exp(rx, ry, rz):
+    """The unit quaternion of rotation vector r."""
     angle = math.sqrt(rx * rx + ry * ry + rz * rz)
     if angle < 1e-12:
         ew, s = 1.0, 0.5
     else:
         ew, s = math.cos(0.5 * angle), math.sin(0.5 * angle) / angle
-    ex, ey, ez = s * rx, s * ry, s * rz
-    w0, x0, y0, z0 = q[0], q[1], q[2], q[3]
-    if right:
-        aw, ax, ay, az, bw, bx, by, bz = w0, x0, y0, z0, ew, ex, ey, ez
-    else:
-        aw, ax, ay, az, bw, bx, by, bz = ew, ex, ey, ez, w0, x0, y0, z0
+    return ew, s * rx, s * ry, s * rz
+
+
+@njit(cache=True, _nrt=False)
+def set_product(q, aw, ax, ay, az, bw, bx, by, bz):
+    """q <- a * b, renormalised."""
     nw = aw * bw - ax * bx - ay * by - az * bz
     nx = aw * bx + ax * bw + ay * bz - az * by
     ny = aw * by - ax * bz + ay * bw + az * bx
@@ -55,7 +55,8 @@ def integrate_positions(
         com0 = pos[l0, 0] + R0[0, 0] * c[0] + R0[0, 1] * c[1] + R0[0, 2] * c[2]
         com1 = pos[l0, 1] + R0[1, 0] * c[0] + R0[1, 1] * c[1] + R0[1, 2] * c[2]
         com2 = pos[l0, 2] + R0[2, 0] * c[0] + R0[2, 1] * c[1] + R0[2, 2] * c[2]
-        quat_times_exp(root_quat, vel[v0 + 3] * dt, vel[v0 + 4] * dt, vel[v0 + 5] * dt, False)
+        ew, ex, ey, ez = quat_exp(vel[v0 + 3] * dt, vel[v0 + 4] * dt, vel[v0 + 5] * dt)  # world-axes turn: exp(r) q
+        set_product(root_quat, ew, ex, ey, ez, root_quat[0], root_quat[1], root_quat[2], root_quat[3])
         qw, qx, qy, qz = root_quat[0], root_quat[1], root_quat[2], root_quat[3]
         s = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz)
         Rc0 = (1 - s * (qy * qy + qz * qz)) * c[0] + s * (qx * qy - qw * qz) * c[1] + s * (qx * qz + qw * qy) * c[2]
@@ -75,7 +76,8 @@ def integrate_positions(
                 ry += dof_par[k, DP_AXIS + 1] * step
                 rz += dof_par[k, DP_AXIS + 2] * step
             quat = joint_quat[i]
-            quat_times_exp(quat, rx, ry, rz, True)
+            ew, ex, ey, ez = quat_exp(rx, ry, rz)  # child-frame turn: q exp(r)
+            set_product(quat, quat[0], quat[1], quat[2], quat[3], ew, ex, ey, ez)
             sign = 1.0 if quat[0] >= 0.0 else -1.0  # positions: rotation-vector components (w >= 0)
             vx, vy, vz = sign * quat[1], sign * quat[2], sign * quat[3]
             sn = math.sqrt(vx * vx + vy * vy + vz * vz)

@@ -121,14 +121,6 @@ def world_frames(
 
 
 @njit(cache=True, _nrt=False)
-def link_com(link_vec, rot, pos, i, out):
-    """World position of link i's centre of mass."""
-    R, c = rot[i], link_vec[i, COM]
-    for a in range(3):
-        out[a] = pos[i, a] + R[a, 0] * c[0] + R[a, 1] * c[1] + R[a, 2] * c[2]
-
-
-@njit(cache=True, _nrt=False)
 def root_spatial(c, nu, out):
     """out = [omega; v_com - omega x c] for a root generalized vector nu = [v_com; omega], c its COM."""
     out[0], out[1], out[2] = nu[3], nu[4], nu[5]
@@ -138,13 +130,16 @@ def root_spatial(c, nu, out):
 
 
 @njit(cache=True, _nrt=False)
-def root_generalized_force(c, f, out, offset):
-    """out[offset:offset+6] = [f; n - c x f]: a spatial force as force and torque about the root COM c."""
-    for a in range(3):
-        out[offset + a] = f[3 + a]
-    out[offset + 3] = f[0] - (c[1] * f[5] - c[2] * f[4])
-    out[offset + 4] = f[1] - (c[2] * f[3] - c[0] * f[5])
-    out[offset + 5] = f[2] - (c[0] * f[4] - c[1] * f[3])
+def root_generalized_force(c, f):
+    """[f; n - c x f] of a spatial force [n; f] at the origin: force and torque about the root COM c."""
+    return (
+        f[3],
+        f[4],
+        f[5],
+        f[0] - (c[1] * f[5] - c[2] * f[4]),
+        f[1] - (c[2] * f[3] - c[0] * f[5]),
+        f[2] - (c[0] * f[4] - c[1] * f[3]),
+    )
 
 
 @njit(cache=True, _nrt=False)

@@ -54,7 +54,6 @@ def rnea(
     acc_scale,
     gravity,
     wrench,
-    use_wrench,
     vel,
     acc,
     force,
@@ -64,7 +63,7 @@ def rnea(
     """out[v0:v1] = M(q) acc_scale [root_acc; qdd] + h(q, vel_scale qd) - J^T wrench, gravity included.
 
     Needs world_frames and link velocities `vel` at vel_scale. root_vel / root_acc: (6,) [COM; angular]
-    (ignored when fixed); wrench: (n_links, 6) [force; torque] at link COMs (read when use_wrench).
+    (ignored when fixed); wrench: (n_links, 6) [force; torque] at link COMs (zeros for none).
     Leaves accelerations a - g in `acc` and each link's transmitted spatial force in `force`.
     """
     a0 = acc[l0]
@@ -96,8 +95,7 @@ def rnea(
         if vel_scale != 0.0:
             inertia_times_motion(body_mass[i], body_moment[i], body_inertia[i], vi, tmp)
             force_cross_add(vi, tmp, fi)
-        if use_wrench:
-            subtract_world_wrench(link_vec, rot, pos, i, wrench[i], fi)
+        subtract_world_wrench(link_vec, rot, pos, i, wrench[i], fi)
     for i in range(l1 - 1, l0, -1):
         fi, fp = force[i], force[link[i, L_PARENT]]
         for k in range(link[i, L_DOF0], link[i, L_DOF1]):
@@ -108,4 +106,4 @@ def rnea(
         for a in range(6):
             fp[a] += fi[a]
     if floating:
-        root_generalized_force(c, force[l0], out, v0)
+        out[v0], out[v0 + 1], out[v0 + 2], out[v0 + 3], out[v0 + 4], out[v0 + 5] = root_generalized_force(c, force[l0])

@@ -122,7 +122,6 @@ def unconstrained_velocity(
         0.0,
         gravity,
         wrench,
-        True,
         vel,
         acc,
         force,

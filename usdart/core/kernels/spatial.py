@@ -8,8 +8,6 @@ change of frame. A rigid inertia is (mass m, first moment h = m c, rotational in
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
 
@@ -101,12 +99,3 @@ def rigid_to_matrix(m, h, inertia, out):
     for a in range(3):
         for b in range(3):
             out[3 + b, a] = out[a, 3 + b]
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def rotation_about_axis(E_out, rest, outer, cross, angle):
-    """E(q) = outer + cos q (rest - outer) + sin q cross (precomputed per revolute joint)."""
-    c, s = math.cos(angle), math.sin(angle)
-    for a in range(3):
-        for b in range(3):
-            E_out[a, b] = outer[a, b] + c * (rest[a, b] - outer[a, b]) + s * cross[a, b]

@@ -62,33 +62,42 @@ def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_qu
 
 
 @njit(cache=True, _nrt=False)
-def posed_state(q, joint_quat, root_pos, root_quat, posed, remember):
+def posed_state(q, joint_quat, root_pos, root_quat, posed):
     """True when the state's positions (q, joint quaternions, root poses) are those the link poses were
-    computed from, so a Python call that did not write the state skips the pose pass; `remember` stores
-    them instead."""
-    same = True
-    n = 0
-    for k in range(q.shape[0]):
-        same = same and posed[n + k] == q[k]
-        if remember:
-            posed[n + k] = q[k]
-    n += q.shape[0]
+    computed from (`remember_posed`), so a Python call that did not write the state skips the pose pass."""
+    n = q.shape[0]
+    for k in range(n):
+        if posed[k] != q[k]:
+            return False
     for i in range(joint_quat.shape[0]):
         for a in range(4):
-            same = same and posed[n + 4 * i + a] == joint_quat[i, a]
-            if remember:
-                posed[n + 4 * i + a] = joint_quat[i, a]
+            if posed[n + 4 * i + a] != joint_quat[i, a]:
+                return False
     n += 4 * joint_quat.shape[0]
     for t in range(root_pos.shape[0]):
         for a in range(3):
-            same = same and posed[n + 7 * t + a] == root_pos[t, a]
-            if remember:
-                posed[n + 7 * t + a] = root_pos[t, a]
+            if posed[n + 7 * t + a] != root_pos[t, a]:
+                return False
         for a in range(4):
-            same = same and posed[n + 7 * t + 3 + a] == root_quat[t, a]
-            if remember:
-                posed[n + 7 * t + 3 + a] = root_quat[t, a]
-    return same
+            if posed[n + 7 * t + 3 + a] != root_quat[t, a]:
+                return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def remember_posed(q, joint_quat, root_pos, root_quat, posed):
+    n = q.shape[0]
+    for k in range(n):
+        posed[k] = q[k]
+    for i in range(joint_quat.shape[0]):
+        for a in range(4):
+            posed[n + 4 * i + a] = joint_quat[i, a]
+    n += 4 * joint_quat.shape[0]
+    for t in range(root_pos.shape[0]):
+        for a in range(3):
+            posed[n + 7 * t + a] = root_pos[t, a]
+        for a in range(4):
+            posed[n + 7 * t + 3 + a] = root_quat[t, a]
 
 
 @njit(cache=True, _nrt=False)
@@ -104,13 +113,12 @@ def wakes(tree, t, link_wrench, asleep, wake_time):
 
 
 @njit(cache=True, _nrt=False)
-def finish_tree(
+def end_velocities(
     link,
     link_rot,
     link_vec,
     link_par,
     dof,
-    dof_par,
     tree,
     t,
     dt,
@@ -118,27 +126,19 @@ def finish_tree(
     threshold,
     gvel,
     gvel_start,
-    gvel_pos,
     motion,
     vel,
     scratch,
-    q,
     qd,
     qdd,
-    joint_quat,
-    root_pos,
-    root_quat,
     root_vel,
     root_acc,
     wake_time,
-    asleep,
-    link_wrench,
     rot,
     pos,
-    positions_done,
 ):
-    """Final velocities and accelerations of tree t, its positions from gvel_pos (unless positions_done),
-    cleared link forces, link poses, and the sleep test (velocities and poses of one world)."""
+    """Final velocities and accelerations of tree t, and the sleep test (poses and motion columns of the
+    step start); True when the tree falls asleep at the end of this step."""
     l0, l1, d0, d1, v0 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
     floating = tree[t, T_ROOT] == 6
     for a in range(6 if floating else 0):
@@ -148,37 +148,44 @@ def finish_tree(
         g = dof[k, D_V]
         qdd[k] = (gvel[g] - gvel_start[g]) / dt
         qd[k] = gvel[g]
-    falls_asleep = False
-    if may_sleep and threshold > 0.0:
-        c = scratch[4]
-        if floating:
-            root_com(link_vec, rot, pos, l0, c)
-        if below_threshold(
-            link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion, root_vel[t], qd, vel
-        ):
-            wake_time[t] -= dt
-            falls_asleep = wake_time[t] <= 0.0
-        else:
-            wake_time[t] = WAKE_TIME
-    if not positions_done:
-        integrate_positions(
-            link,
-            dof,
-            dof_par,
-            link_vec,
-            l0,
-            l1,
-            v0,
-            floating,
-            dt,
-            rot,
-            pos,
-            gvel_pos,
-            q,
-            joint_quat,
-            root_pos[t],
-            root_quat[t],
-        )
+    if not (may_sleep and threshold > 0.0):
+        return False
+    c = scratch[4]
+    if floating:
+        root_com(link_vec, rot, pos, l0, c)
+    if below_threshold(
+        link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion, root_vel[t], qd, vel
+    ):
+        wake_time[t] -= dt
+        return wake_time[t] <= 0.0
+    wake_time[t] = WAKE_TIME
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def end_poses(
+    link,
+    link_rot,
+    link_vec,
+    tree,
+    t,
+    falls_asleep,
+    q,
+    qd,
+    qdd,
+    joint_quat,
+    root_pos,
+    root_quat,
+    root_vel,
+    root_acc,
+    asleep,
+    link_wrench,
+    rot,
+    pos,
+):
+    """After the positions moved: clear the step's link forces, update the link poses, and put the tree
+    to sleep (zero velocities) when it falls asleep."""
+    l0, l1, d0, d1 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1]
     for i in range(l0, l1):  # link forces and torques act for one step (PhysX clears them)
         for a in range(6):
             link_wrench[i, a] = 0.0
@@ -286,13 +293,12 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
         )
         for e in range(e0, e1):
             t = members[e]
-            finish_tree(
+            falls = end_velocities(
                 lk.link,
                 lk.link_rot,
                 lk.link_vec,
                 lk.link_par,
                 dofs.dof,
-                dofs.dof_par,
                 tr,
                 t,
                 dt,
@@ -300,10 +306,42 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
                 ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
                 ws.gvel[w],
                 ws.gvel_start[w],
-                ws.gvel_pos[w],
                 ws.motion[w],
                 ws.vel[w],
                 ws.vec[w],
+                st.qd[w],
+                st.qdd[w],
+                st.root_vel[w],
+                st.root_acc[w],
+                st.wake_time[w],
+                st.link_rot[w],
+                st.link_pos[w],
+            )
+            integrate_positions(
+                lk.link,
+                dofs.dof,
+                dofs.dof_par,
+                lk.link_vec,
+                tr[t, T_LINK0],
+                tr[t, T_LINK1],
+                tr[t, T_V0],
+                tr[t, T_ROOT] == 6,
+                dt,
+                st.link_rot[w],
+                st.link_pos[w],
+                ws.gvel_pos[w],
+                st.q[w],
+                st.joint_quat[w],
+                st.root_pos[w, t],
+                st.root_quat[w, t],
+            )
+            end_poses(
+                lk.link,
+                lk.link_rot,
+                lk.link_vec,
+                tr,
+                t,
+                falls,
                 st.q[w],
                 st.qd[w],
                 st.qdd[w],
@@ -312,12 +350,10 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
                 st.root_quat[w],
                 st.root_vel[w],
                 st.root_acc[w],
-                st.wake_time[w],
                 st.asleep[w],
                 ctl.link_wrench[w],
                 st.link_rot[w],
                 st.link_pos[w],
-                False,
             )
 
 
@@ -403,7 +439,6 @@ def rk4_derivative(m, ctl, ws, w, t, i):
         ws.tau[w],
         m.gravity,
         ws.wrench[w],
-        True,
         ws.vel[w],
         ws.acc[w],
         ws.art_inertia[w],
@@ -654,14 +689,12 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
         )
         for e in range(e0, e1):
             t = members[e]
-            rk4_positions(m, st, ws, w, t, dt)
-            finish_tree(
+            falls = end_velocities(
                 lk.link,
                 lk.link_rot,
                 lk.link_vec,
                 lk.link_par,
                 dofs.dof,
-                dofs.dof_par,
                 tr,
                 t,
                 dt,
@@ -669,10 +702,25 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
                 ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
                 ws.gvel[w],
                 ws.gvel_start[w],
-                ws.gvel_pos[w],
                 ws.motion[w],
                 ws.vel[w],
                 ws.vec[w],
+                st.qd[w],
+                st.qdd[w],
+                st.root_vel[w],
+                st.root_acc[w],
+                st.wake_time[w],
+                st.link_rot[w],
+                st.link_pos[w],
+            )
+            rk4_positions(m, st, ws, w, t, dt)
+            end_poses(
+                lk.link,
+                lk.link_rot,
+                lk.link_vec,
+                tr,
+                t,
+                falls,
                 st.q[w],
                 st.qd[w],
                 st.qdd[w],
@@ -681,10 +729,8 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
                 st.root_quat[w],
                 st.root_vel[w],
                 st.root_acc[w],
-                st.wake_time[w],
                 st.asleep[w],
                 ctl.link_wrench[w],
                 st.link_rot[w],
                 st.link_pos[w],
-                True,
             )
