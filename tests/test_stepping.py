@@ -454,3 +454,27 @@ def test_joints_outside_articulations_are_reported_not_silently_dropped():
     assert any("/World/pin" in w and "not simulated yet" in w for w in scene.warnings)
     scene.step(10)  # the two bodies still fall freely
     assert scene.body_transform("/World/a")[2] < 0.0
+
+
+def test_free_body_pinned_to_the_world_is_a_pendulum():
+    """A free body held by a hinge to the world (no articulation) swings from horizontal with the period of
+    a physical pendulum: T = 4 sqrt(L / g) K(sin 45 deg), L = (I + m d^2) / (m d)."""
+    st = new_stage()
+    mass, inertia, d = 2.0, 0.01, 1.0
+    body(st, "/World/bob", pos=(d, 0, 0), mass=mass, inertia=(inertia,) * 3)
+    joint(st, "/World/pin", None, "/World/bob", axis="Y", lp1=(-d, 0, 0))
+    scene = usdart.load(st)
+    assert scene.free_bodies == ["/World/bob"] and scene.constraints == ["/World/pin"] and not scene.warnings
+    dt, crossings, previous = 1e-3, [], 0.0
+    scene.time_step = dt
+    for step in range(1, 3001):
+        scene.step()
+        x, _, z = scene.body_transform("/World/bob")[:3]
+        angle = math.atan2(-z, x) - math.pi / 2  # 0 at the bottom
+        if previous * angle < 0:
+            crossings.append(step * dt)
+        previous = angle
+    length = (inertia + mass * d * d) / (mass * d)
+    k_45 = 1.8540746773013719  # complete elliptic integral of the first kind, K(sin 45 deg)
+    period = 4 * math.sqrt(length / 9.81) * k_45
+    assert 2 * (crossings[1] - crossings[0]) == pytest.approx(period, rel=5e-3)

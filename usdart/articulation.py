@@ -56,13 +56,11 @@ class Articulation(InverseDynamicsMixin):
             raise UsdartError(f"{desc.root_link}: worlds must be at least 1, got {worlds}")
         self.desc = desc
         self.model = _model if _model is not None else build_articulation_model(desc, gravity, joints)
-        # a model of this tree alone: the scratch scene of its caches
-        self._solo_model = build_model([self.model], [], self.model.gravity)
+        self._solo = None
         if _engine is None:  # standalone: a scene of one tree
             _engine = Engine(self._solo_model, worlds)
             set_initial_state(_engine.model, _engine.state, _engine.control, 0, desc, self.model)
-            for w in range(_engine.worlds):
-                _engine.update_poses(w)
+            _engine.pose_all_worlds()
             _engine.measure_rest_lengths()
         self._engine, self._tree = _engine, int(_tree)
         self._island = int(_engine.model.trees.tree[self._tree, L.T_ISLAND])
@@ -80,6 +78,13 @@ class Articulation(InverseDynamicsMixin):
             [(link - 1) * 6 + AXIS_ORDER.index(d.axis) for link, d in zip(self.model.dof_link, desc.dofs)],
             dtype=np.int64,
         )
+
+    @property
+    def _solo_model(self):
+        """A scene model of this tree alone: the scratch scene of its caches (built when first needed)."""
+        if self._solo is None:
+            self._solo = build_model([self.model], [], self.model.gravity)
+        return self._solo
 
     @property
     def root_link(self) -> str:

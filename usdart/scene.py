@@ -8,7 +8,7 @@ from .articulation import Articulation
 from .core.articulation_model import build_articulation_model, locked_axes
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
-from .core.model import build_model, cross_joint
+from .core.model import build_model, constraint_joint
 from .core.state import set_initial_state
 from .errors import UsdartError
 from .usd.importer import read_stage
@@ -33,12 +33,11 @@ class Scene:
             for i, d in enumerate(descs)
         ]
         crossing = self._crossing_joints(descs)
-        model = build_model(trees, [cross_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
+        model = build_model(trees, [constraint_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
         self._engine = engine = Engine(model, self.worlds)
         for t, (desc, tree) in enumerate(zip(descs, trees)):
             set_initial_state(model, engine.state, engine.control, t, desc, tree)
-        for w in range(self.worlds):
-            engine.update_poses(w)
+        engine.pose_all_worlds()
         engine.measure_rest_lengths()
         members = [Articulation(d, _engine=engine, _tree=t, _model=m) for t, (d, m) in enumerate(zip(descs, trees))]
         n_art = len(description.articulations)

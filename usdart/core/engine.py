@@ -39,6 +39,15 @@ class Engine:
         else:
             (entry.step_parallel_rk4 if self.rk4 else entry.step_parallel)(self._box, island, float(dt), int(steps))
 
+    def pose_all_worlds(self) -> None:
+        """Link poses of every world from the state (at build): a zero-step call of the serial step, which
+        a run compiles anyway, for one world."""
+        if self.worlds == 1:
+            entry.step(self._box, 0, 1, -1, 1.0, 0)
+        else:
+            for w in range(self.worlds):
+                self.update_poses(w)
+
     def update_poses(self, world: int) -> None:
         """Link poses of a world from its state (after the state was written from Python)."""
         entry.update_poses(self._box, int(world))

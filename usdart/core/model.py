@@ -75,9 +75,9 @@ class Model(NamedTuple):
 
 
 @dataclass
-class CrossJoint:
-    """A joint outside the trees: its frames, locked axes and the (tree, local link) of each side
-    (tree -1: the world)."""
+class ConstraintJoint:
+    """A joint solved as constraint rows rather than a tree joint (a loop-closing joint, a joint between
+    trees or to the world): its frames, locked axes and the (tree, local link) of each side (-1: world)."""
 
     path: str
     frame0: np.ndarray  # 4x4
@@ -87,7 +87,7 @@ class CrossJoint:
     side1: tuple[int, int]
 
 
-def _islands(n_trees: int, joints: list[CrossJoint]) -> list[list[int]]:
+def _islands(n_trees: int, joints: list[ConstraintJoint]) -> list[list[int]]:
     parent = list(range(n_trees))
 
     def find(i):
@@ -107,7 +107,7 @@ def _islands(n_trees: int, joints: list[CrossJoint]) -> list[list[int]]:
     return sorted(groups.values())
 
 
-def build_model(trees: list[ArticulationModel], cross_joints: list[CrossJoint], gravity) -> Model:
+def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoint], gravity) -> Model:
     """Concatenate the trees' arrays, number generalized velocities, and lay out the row table.
 
     Loop joints inside a tree (ArticulationModel.loop_*) become joint rows with both sides on that
@@ -249,17 +249,18 @@ def _global(side, link_start) -> int:
     return -1 if t < 0 else int(link_start[t] + local)
 
 
-def _internal_joints(trees: list[ArticulationModel]) -> list[CrossJoint]:
+def _internal_joints(trees: list[ArticulationModel]) -> list[ConstraintJoint]:
     out = []
     for t, m in enumerate(trees):
         for i in range(len(m.loop_links)):
             sides = [(-1, -1) if m.loop_links[i, s] < 0 else (t, int(m.loop_links[i, s])) for s in range(2)]
-            out.append(CrossJoint(f"{t}:{i}", m.loop_frames[i, 0], m.loop_frames[i, 1], m.loop_locked[i], *sides))
+            out.append(ConstraintJoint(f"{t}:{i}", m.loop_frames[i, 0], m.loop_frames[i, 1], m.loop_locked[i], *sides))
     return out
 
 
-def cross_joint(desc, side0, side1, locked) -> CrossJoint:
-    return CrossJoint(
+def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
+    """A ConstraintJoint from an imported JointDesc."""
+    return ConstraintJoint(
         desc.path, pose_matrix(desc.frame0), pose_matrix(desc.frame1), np.asarray(locked, bool), side0, side1
     )
 

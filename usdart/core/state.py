@@ -199,8 +199,8 @@ def set_initial_state(
     control.target_velocity[:, d0:d1] = [d.drive.target_velocity if d.drive else 0.0 for d in dofs]
     control.tree_settings[t, L.TS_SLEEP_THRESHOLD] = tree_model.sleep_threshold
     view = tree_view(model, state, t)
-    for w in range(state.q.shape[0]):
-        sync_spherical_quaternions(tree_model, view, w)
+    sync_spherical_quaternions(tree_model, view, 0)
+    view.joint_quat[1:] = view.joint_quat[0]  # every world starts alike
 
 
 class TreeState(NamedTuple):
