@@ -459,8 +459,10 @@ def test_interrupt_while_exporting_removes_the_temporary_file(tmp_path):
 
 def test_sigint_to_a_running_simulation(tmp_path):
     out = tmp_path / "long.usda"
+    # Ctrl-C's default handler, even when this test runs under a shell that ignores SIGINT (a background job)
     code = (
-        "import sys, usdart.app.cli; sys.stderr.write('ready\\n'); sys.stderr.flush(); "
+        "import signal, sys, usdart.app.cli; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.stderr.write('ready\\n'); sys.stderr.flush(); "
         f"usdart.app.cli.main(['simulate', {str(ARM)!r}, '-o', {str(out)!r}, '--duration', '1e5'])"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
