@@ -66,7 +66,9 @@ def timed_process(args: list[str], cache: str, cwd: Path) -> float:
     """Wall seconds of a fresh process (numba cache folder `cache`)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     t0 = time.perf_counter()
-    subprocess.run(args, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{(done.stdout + done.stderr)[-3000:]}")
     return time.perf_counter() - t0
 
 

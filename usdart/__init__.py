@@ -1,8 +1,11 @@
 """usdart: USD-driven reduced-coordinate articulation simulation (PhysX semantics, numba solver)."""
 
+import sys as _sys
+
 from .usd.schema_plugin import register as _register_schema_plugin
 
-_register_schema_plugin()  # first: usd-core reads schema plugins once, when the first stage is opened
+if "pxr" in _sys.modules:  # usd-core reads schema plugins once, when the first stage is opened
+    _register_schema_plugin()
 from .articulation import Articulation
 from .cache import ArticulationCache, CacheFlag
 from .errors import PhysicsImportError, StageError, UsdartError

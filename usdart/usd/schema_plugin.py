@@ -8,9 +8,9 @@ reads them the same way with or without the plugin.
 
 It is registered on `import usdart`, which must come before usd-core builds its schema registry (the
 first stage opened in the process): a registry built earlier does not see plugins registered later.
-When pxr is not imported yet, `import usdart` does not import it (the numba core never needs it): the
-plugin folder goes on `PXR_PLUGINPATH_NAME`, which usd-core reads when it starts, and `status()` checks
-the outcome the first time it is asked. It is skipped when:
+`import usdart` registers it when pxr is already imported; otherwise (the numba core never needs pxr) the
+first import of usdart's USD side (importer, authoring, `usdart.load`) or `status()` does. It is skipped
+when:
 - a PhysX schema is already registered (Isaac Sim / Omniverse: plugins "physxSchema",
   "physxSchemaAddition", the type PhysxSchemaPhysxMimicJointAPI, or any other plugin declaring one of
   the same schema names): two definitions of one schema would clash;
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +40,6 @@ class PluginStatus:
 
 
 _status: PluginStatus | None = None
-_on_plugin_path = False  # registered through PXR_PLUGINPATH_NAME before pxr started
 
 
 def schema_names() -> list[str]:
@@ -75,22 +73,9 @@ def existing_physx_schema() -> str | None:
 
 def register() -> PluginStatus:
     """Register the plugin once per process (later calls return the first answer)."""
-    global _status, _on_plugin_path
+    global _status
     if _status is not None:
         return _status
-    if _on_plugin_path:
-        from pxr import Plug
-
-        ok = bool(Plug.Registry().GetPluginWithName(PLUGIN_NAME))
-        _status = PluginStatus(
-            ok, "registered" if ok else f"usd-core did not load {PLUGIN_DIR} from PXR_PLUGINPATH_NAME"
-        )
-        return _status
-    if os.environ.get(DISABLE_ENV, "") in ("", "0") and "pxr" not in sys.modules:
-        paths = [str(PLUGIN_DIR), *filter(None, os.environ.get("PXR_PLUGINPATH_NAME", "").split(os.pathsep))]
-        os.environ["PXR_PLUGINPATH_NAME"] = os.pathsep.join(paths)
-        _on_plugin_path = True
-        return PluginStatus(True, "on PXR_PLUGINPATH_NAME, read when usd-core starts")
     from pxr import Plug
 
     if os.environ.get(DISABLE_ENV, "") not in ("", "0"):

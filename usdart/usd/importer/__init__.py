@@ -14,12 +14,15 @@ from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 
 from ...core.description import SceneDescription
 from ...core.frames import decompose
+from ..schema_plugin import register as _register_schema_plugin
 from .bodies import read_body
 from .coupling import ArticulationCouplings, articulation_settings
 from .joints import BodyResolver, joint_kind, read_joint, warn_separated_frames
 from .stage_settings import open_stage, read_settings
 from .topology import Topology, check_free_body
 from .usd_values import read
+
+_register_schema_plugin()  # before this package opens any stage
 
 __all__ = ["read_stage", "open_stage"]
 
