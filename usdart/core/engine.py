@@ -6,6 +6,9 @@ boxed once (usdart.core.kernels.box), so a step from Python costs one small disp
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
 
 from . import layout as L
@@ -24,6 +27,7 @@ class Engine:
         self.work = workspace(model, self.worlds)
         self.rk4 = False
         self._box = box((model, self.state, self.control, self.work))
+        self._threads: ThreadPoolExecutor | None = None
 
     def set_integrator(self, rk4: bool) -> None:
         """RK4 needs the articulated-body scratch; it is allocated the first time RK4 is chosen."""
@@ -34,10 +38,21 @@ class Engine:
 
     def step(self, dt: float, steps: int = 1, island: int = -1) -> None:
         """`steps` steps of dt in every world (every island, or only `island`): one kernel call."""
-        if self.worlds == 1:
-            (entry.step_rk4 if self.rk4 else entry.step)(self._box, 0, 1, island, float(dt), int(steps))
-        else:
-            (entry.step_parallel_rk4 if self.rk4 else entry.step_parallel)(self._box, island, float(dt), int(steps))
+        kernel = entry.step_rk4 if self.rk4 else entry.step
+        threads = min(self.worlds, numba.get_num_threads())
+        if threads == 1:
+            kernel(self._box, 0, self.worlds, island, float(dt), int(steps))
+            return
+        # the kernel releases the GIL: one contiguous block of worlds per thread, the same compiled step
+        if self._threads is None or self._threads._max_workers != threads:
+            self._threads = ThreadPoolExecutor(threads, thread_name_prefix="usdart-step")
+        bounds = np.linspace(0, self.worlds, threads + 1).astype(int)
+        jobs = [
+            self._threads.submit(kernel, self._box, int(w0), int(w1), island, float(dt), int(steps))
+            for w0, w1 in zip(bounds[:-1], bounds[1:])
+        ]
+        for job in jobs:
+            job.result()
 
     def pose_all_worlds(self) -> None:
         """Link poses of every world from the state (at build): a zero-step call of the serial step, which

@@ -1,8 +1,8 @@
 """The functions Python calls. Each takes one box (usdart.core.kernels.box) holding the model, state,
 control and workspace records, so a call from Python unboxes one pointer instead of ~100 arrays.
 
-Stepping: `step` (worlds w0..w1-1 in this thread) and `step_parallel` (every world, prange), and their
-RK4 twins (compiled only when a scene uses RK4). Dynamics of
+Stepping: `step` (worlds w0..w1-1, without the GIL, so threads can share the worlds) and its RK4 twin
+(compiled only when a scene uses RK4). Dynamics of
 one tree at the state of world 0 (the articulation cache's scratch scene): `inverse_dynamics`,
 `mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world `link_motion`;
 `*_all` run one tree's algorithm for every world in parallel (batches of states).
@@ -72,33 +72,18 @@ def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
         remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step(b, w0, w1, only_island, dt, steps):
-    """`steps` Euler steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0)."""
+    """`steps` Euler steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0).
+    Releases the GIL: Python threads step disjoint world ranges in parallel (usdart.core.engine)."""
     m, st, ctl, ws = b.value
     _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_rk4(b, w0, w1, only_island, dt, steps):
     m, st, ctl, ws = b.value
     _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps)
-
-
-# A parallel loop cannot take the nested model records: the box crosses into it, and each world opens it.
-@njit(cache=True, parallel=True)
-def step_parallel(b, only_island, dt, steps):
-    """Every world, `steps` Euler steps of dt, worlds spread over the threads (numba.set_num_threads)."""
-    for i in prange(b.value[1].q.shape[0]):
-        m, st, ctl, ws = b.value
-        _step_euler(m, st, ctl, ws, np.int64(i), np.int64(i) + 1, only_island, dt, steps)
-
-
-@njit(cache=True, parallel=True)
-def step_parallel_rk4(b, only_island, dt, steps):
-    for i in prange(b.value[1].q.shape[0]):
-        m, st, ctl, ws = b.value
-        _step_rk4(m, st, ctl, ws, np.int64(i), np.int64(i) + 1, only_island, dt, steps)
 
 
 @njit(cache=True)
