@@ -176,7 +176,7 @@ class Articulation(InverseDynamicsMixin):
         seconds, leaving the rest of its scene where it is. `scene.step` steps everything."""
         if not dt > 0 or steps < 0:
             raise UsdartError(f"{self.root_link}: need a positive time step and a non-negative step count")
-        self._engine.step(dt, steps, self._island)
+        self._engine.step(float(dt), int(steps), self._island)
 
     @property
     def integrator(self) -> str:

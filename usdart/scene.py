@@ -90,9 +90,10 @@ class Scene:
 
     def step(self, n: int = 1) -> None:
         """Advance every articulation and free body, in every world, by n steps of `time_step`."""
-        if n < 0:
-            raise UsdartError(f"step count must not be negative, got {n}")
-        self._engine.step(self.time_step, n)
+        steps = int(n)
+        if steps != n or steps < 0:
+            raise UsdartError(f"step count must be a whole number >= 0, got {n}")
+        self._engine.step(self.time_step, steps)
         self.time += n * self.time_step
 
     def set_drive_target(

@@ -37,12 +37,13 @@ class Engine:
         self.rk4 = bool(rk4)
 
     def step(self, dt: float, steps: int = 1, island: int = -1) -> None:
-        """`steps` steps of dt in every world (every island, or only `island`): one kernel call."""
+        """`steps` steps of dt in every world (every island, or only `island`): one kernel call per thread.
+        dt a float, steps and island ints (the callers check them)."""
         kernel = entry.step_rk4 if self.rk4 else entry.step
-        threads = min(self.worlds, numba.get_num_threads())
-        if threads == 1:
-            kernel(self._box, 0, self.worlds, island, float(dt), int(steps))
+        if self.worlds == 1:
+            kernel(self._box, 0, 1, island, dt, steps)
             return
+        threads = min(self.worlds, numba.get_num_threads())
         # the kernel releases the GIL: one contiguous block of worlds per thread, the same compiled step
         if self._threads is None or self._threads._max_workers != threads:
             self._threads = ThreadPoolExecutor(threads, thread_name_prefix="usdart-step")
