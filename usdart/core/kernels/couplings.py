@@ -151,7 +151,7 @@ def fill_mimic(dof, mimic, mimic_par, i, v0, nv, q, jac, joff, resp, off):
     return q[f] + G * q[l] + mimic_par[i, MP_OFFSET]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def solve_tendon(params, dt, rv, gvel, v0, nv, jac, joff, resp, off):
     """Spring toward the rest length plus a limit spring outside [lower, upper] (reference §7)."""
     r = rv[RV_RESPONSE]
@@ -170,7 +170,7 @@ def solve_tendon(params, dt, rv, gvel, v0, nv, jac, joff, resp, off):
     return abs(delta) * r
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def solve_mimic(mimic_par, i, dt, velocity_iteration, rv, gvel, v0, nv, jac, joff, resp, off):
     """q_f + G q_l + offset = 0: hard (PhysX's PGS bias) or compliant (natural frequency, damping ratio)."""
     r = rv[RV_RESPONSE]
@@ -191,7 +191,7 @@ def solve_mimic(mimic_par, i, dt, velocity_iteration, rv, gvel, v0, nv, jac, jof
 
 
 # ---- joints outside the tree (loop joints, joints between trees): one bilateral row per locked axis -------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def solve_joint_axis(velocity_iteration, dt, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
     """Velocity (and, in position iterations, position) error of one axis to zero; side b may be absent
     (nvb = 0)."""
