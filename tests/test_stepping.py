@@ -430,7 +430,7 @@ def test_free_body_joined_to_an_articulation_moves_like_the_tree():
 
 
 def test_jointed_members_do_not_sleep():
-    """Members of a coupled group never sleep: with thresholds far above their energy, the swing is the same
+    """Trees joined to others (one island) never sleep: with thresholds far above their energy, the swing is the same
     as with sleeping off (a member falling asleep would zero its velocities mid-swing)."""
     poses = []
     for threshold in (0.0, 1e3):

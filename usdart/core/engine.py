@@ -19,6 +19,8 @@ from .state import workspace, zeros_control, zeros_state
 
 
 class Engine:
+    """The records of one scene model for N worlds, boxed for the kernels."""
+
     def __init__(self, model: Model, worlds: int):
         self.model = model
         self.worlds = int(worlds)
@@ -28,6 +30,7 @@ class Engine:
         self.rk4 = False
         self._box = box((model, self.state, self.control, self.work))
         self._threads: ThreadPoolExecutor | None = None
+        self._thread_count = 0
 
     def set_integrator(self, rk4: bool) -> None:
         """RK4 needs the articulated-body scratch; it is allocated the first time RK4 is chosen."""
@@ -45,8 +48,9 @@ class Engine:
             return
         threads = min(self.worlds, numba.get_num_threads())
         # the kernel releases the GIL: one contiguous block of worlds per thread, the same compiled step
-        if self._threads is None or self._threads._max_workers != threads:
+        if self._thread_count != threads:
             self._threads = ThreadPoolExecutor(threads, thread_name_prefix="usdart-step")
+            self._thread_count = threads
         bounds = np.linspace(0, self.worlds, threads + 1).astype(int)
         jobs = [
             self._threads.submit(kernel, self._box, int(w0), int(w1), island, float(dt), int(steps))

@@ -1,4 +1,4 @@
-"""SI -> stage units: the exact inverse of the importer's conversions (usdart/importer/joints.py, coupling.py).
+"""SI -> stage units: the exact inverse of the importer's conversions (usdart/usd/importer/joints.py, coupling.py).
 
 USD stores lengths in `metersPerUnit`, masses in `kilogramsPerUnit`, angles in degrees, and angular
 gains per degree. Each factor below is "SI value of one stage unit", the number the importer multiplies
