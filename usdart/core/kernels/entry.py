@@ -19,9 +19,8 @@ from .centroidal import about_com, centroidal_matrix
 from .crba import composite_inertias
 from .crba import mass_matrix as tree_mass_matrix
 from .jacobian import link_jacobians
-from .kinematics import com_accelerations, com_velocities, link_velocities, tree_poses, world_frames
+from .kinematics import com_accelerations, com_velocities, link_velocities, posed_frames
 from .rnea import rnea
-from .smooth import root_com
 from .step import posed_state, remember_posed, step_world, step_world_rk4, world_poses
 from .tree_factor import to_dense
 
@@ -97,23 +96,7 @@ def update_poses(b, w):
 def _frames(m, st, ws, w, t):
     """Poses, motion columns and world inertias of tree t; the root COM (floating) into ws.vec[w, 4]."""
     tr, lk = m.trees.tree, m.links
-    tree_poses(
-        lk.link,
-        lk.link_rot,
-        lk.link_vec,
-        tr[t, T_LINK0],
-        tr[t, T_LINK1],
-        st.q[w],
-        st.joint_quat[w],
-        st.root_pos[w, t],
-        st.root_quat[w, t],
-        st.link_rot[w],
-        st.link_pos[w],
-    )
-    c = ws.vec[w, 4]
-    if tr[t, T_ROOT] == 6:
-        root_com(lk.link_vec, st.link_rot[w], st.link_pos[w], tr[t, T_LINK0], c)
-    world_frames(
+    posed_frames(
         lk.link,
         lk.link_rot,
         lk.link_vec,
@@ -121,8 +104,14 @@ def _frames(m, st, ws, w, t):
         m.dofs.dof_par,
         tr[t, T_LINK0],
         tr[t, T_LINK1],
+        tr[t, T_ROOT] == 6,
+        st.q[w],
+        st.joint_quat[w],
+        st.root_pos[w, t],
+        st.root_quat[w, t],
         st.link_rot[w],
         st.link_pos[w],
+        ws.vec[w, 4],
         ws.motion[w],
         ws.body_mass[w],
         ws.body_moment[w],

@@ -121,6 +121,46 @@ def world_frames(
 
 
 @njit(cache=True, _nrt=False)
+def root_com(link_vec, rot, pos, l0, out):
+    """World position of a tree's root COM (its link l0)."""
+    R, c = rot[l0], link_vec[l0, COM]
+    for a in range(3):
+        out[a] = pos[l0, a] + R[a, 0] * c[0] + R[a, 1] * c[1] + R[a, 2] * c[2]
+
+
+@njit(cache=True, _nrt=False)
+def posed_frames(
+    link,
+    link_rot,
+    link_vec,
+    link_par,
+    dof_par,
+    l0,
+    l1,
+    floating,
+    q,
+    joint_quat,
+    root_pos,
+    root_quat,
+    rot,
+    pos,
+    c,
+    motion,
+    body_mass,
+    body_moment,
+    body_inertia,
+):
+    """A tree's link poses from its positions, then its root COM (floating) into c and its motion columns
+    and world inertias: what the dynamics algorithms start from."""
+    tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos, root_quat, rot, pos)
+    if floating:
+        root_com(link_vec, rot, pos, l0, c)
+    world_frames(
+        link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment, body_inertia
+    )
+
+
+@njit(cache=True, _nrt=False)
 def root_spatial(c, nu, out):
     """out = [omega; v_com - omega x c] for a root generalized vector nu = [v_com; omega], c its COM."""
     out[0], out[1], out[2] = nu[3], nu[4], nu[5]

@@ -10,19 +10,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..layout import COM, D_V, DP_ARMATURE, DP_DAMPING
+from ..layout import D_V, DP_ARMATURE, DP_DAMPING
 from .applied import applied_wrenches
 from .crba import composite_inertias, mass_matrix
-from .kinematics import link_velocities, world_frames
+from .kinematics import link_velocities, root_com, world_frames
 from .rnea import rnea
 from .tree_factor import factor, solve
-
-
-@njit(cache=True, _nrt=False)
-def root_com(link_vec, rot, pos, l0, out):
-    R, c = rot[l0], link_vec[l0, COM]
-    for a in range(3):
-        out[a] = pos[l0, a] + R[a, 0] * c[0] + R[a, 1] * c[1] + R[a, 2] * c[2]
 
 
 @njit(cache=True, _nrt=False)

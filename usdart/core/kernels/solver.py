@@ -60,8 +60,8 @@ from .couplings import (
     tendon_coefficients,
 )
 from .jacobian import point_jacobian
+from .kinematics import root_com
 from .rows import TINY_RESPONSE, fill_drive, fill_limit, solve_drive, solve_friction, solve_limit, solve_velocity_limit
-from .smooth import root_com
 from .tree_factor import solve, unit_response
 
 CONVERGED = 1e-13  # a sweep that changes no velocity by more than this leaves the result as it is

@@ -36,9 +36,9 @@ from ..layout import (
 )
 from .aba import aba
 from .integrate import integrate_positions
-from .kinematics import link_velocities, tree_poses, world_frames
+from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .sleep import below_threshold, pushed
-from .smooth import root_com, unconstrained_velocity
+from .smooth import unconstrained_velocity
 from .solver import fill_rows, solve_island
 
 
@@ -200,11 +200,181 @@ def end_poses(
             root_acc[t, a] = 0.0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def begin_tree(m, st, ctl, ws, w, t, dt):
+    """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H). The helpers that take
+    the whole records are inlined into the two world steps: written once, compiled in place."""
+    trees, lk, dofs = m.trees, m.links, m.dofs
+    tr = trees.tree
+    unconstrained_velocity(
+        lk.link,
+        dofs.dof,
+        dofs.dof_par,
+        lk.link_rot,
+        lk.link_vec,
+        lk.link_par,
+        trees.v_parent,
+        trees.v_h,
+        trees.v_dof,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        tr[t, T_DOF0],
+        tr[t, T_DOF1],
+        tr[t, T_V0],
+        tr[t, T_V1],
+        tr[t, T_ROOT] == 6,
+        dt,
+        m.gravity,
+        st.link_rot[w],
+        st.link_pos[w],
+        st.qd[w],
+        st.root_vel[w, t],
+        ctl.joint_force[w],
+        ctl.link_wrench[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        ws.comp_mass[w],
+        ws.comp_moment[w],
+        ws.comp_inertia[w],
+        ws.vel[w],
+        ws.acc[w],
+        ws.force[w],
+        ws.wrench[w],
+        ws.vec[w],
+        ws.H[w],
+        ws.gen[w],
+        ws.gvel[w],
+        ws.gvel_start[w],
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def solve_rows(m, st, ctl, ws, w, isl, dt):
+    """Fill island isl's rows and solve them (ws.gvel: final velocity, ws.gvel_pos: positions')."""
+    trees, lk, dofs, island = m.trees, m.links, m.dofs, m.trees.island
+    fill_rows(
+        trees,
+        lk,
+        dofs,
+        m.couplings,
+        island[isl, I_ROW0],
+        island[isl, I_ROW1],
+        dt,
+        st.q[w],
+        ctl.target_position[w],
+        ctl.target_velocity[w],
+        ctl.tree_settings,
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.H[w],
+        ws.row_value[w],
+        ws.resp[w],
+        ws.jac[w],
+        ws.point_jac[w],
+        ws.frames[w],
+        ws.vec[w],
+    )
+    solve_island(
+        trees,
+        dofs,
+        m.couplings,
+        isl,
+        dt,
+        ctl.joint_force[w],
+        ws.row_value[w],
+        ws.resp[w],
+        ws.jac[w],
+        ws.gvel[w],
+        ws.gvel_pos[w],
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def finish_velocities(m, st, ctl, ws, w, t, dt, may_sleep):
+    """Final velocities and accelerations of tree t; True when it falls asleep at the end of the step."""
+    lk, dofs, tr = m.links, m.dofs, m.trees.tree
+    return end_velocities(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        lk.link_par,
+        dofs.dof,
+        tr,
+        t,
+        dt,
+        may_sleep,
+        ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
+        ws.gvel[w],
+        ws.gvel_start[w],
+        ws.motion[w],
+        ws.vel[w],
+        ws.vec[w],
+        st.qd[w],
+        st.qdd[w],
+        st.root_vel[w],
+        st.root_acc[w],
+        st.wake_time[w],
+        st.link_rot[w],
+        st.link_pos[w],
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def euler_positions(m, st, ws, w, t, dt):
+    """Positions of tree t moved with the position-iteration velocity (PhysX PGS)."""
+    lk, dofs, tr = m.links, m.dofs, m.trees.tree
+    integrate_positions(
+        lk.link,
+        dofs.dof,
+        dofs.dof_par,
+        lk.link_vec,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        tr[t, T_V0],
+        tr[t, T_ROOT] == 6,
+        dt,
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.gvel_pos[w],
+        st.q[w],
+        st.joint_quat[w],
+        st.root_pos[w, t],
+        st.root_quat[w, t],
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def finish_poses(m, st, ctl, w, t, falls):
+    """Clear tree t's link forces, update its link poses, put it to sleep when it falls asleep."""
+    lk, tr = m.links, m.trees.tree
+    end_poses(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        tr,
+        t,
+        falls,
+        st.q[w],
+        st.qd[w],
+        st.qdd[w],
+        st.joint_quat[w],
+        st.root_pos[w],
+        st.root_quat[w],
+        st.root_vel[w],
+        st.root_acc[w],
+        st.asleep[w],
+        ctl.link_wrench[w],
+        st.link_rot[w],
+        st.link_pos[w],
+    )
+
+
 @njit(cache=True, _nrt=False)
 def step_world(m, st, ctl, ws, w, dt, only_island):
     """Advance world w by dt, semi-implicit Euler (every island, or only `only_island` when >= 0)."""
-    trees, lk, dofs = m.trees, m.links, m.dofs
-    tr, island, members = trees.tree, trees.island, trees.island_trees
+    tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
     for isl in range(island.shape[0]):
         if only_island >= 0 and isl != only_island:
             continue
@@ -213,148 +383,12 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
         if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.wake_time[w]):
             continue
         for e in range(e0, e1):
-            t = members[e]
-            unconstrained_velocity(
-                lk.link,
-                dofs.dof,
-                dofs.dof_par,
-                lk.link_rot,
-                lk.link_vec,
-                lk.link_par,
-                trees.v_parent,
-                trees.v_h,
-                trees.v_dof,
-                tr[t, T_LINK0],
-                tr[t, T_LINK1],
-                tr[t, T_DOF0],
-                tr[t, T_DOF1],
-                tr[t, T_V0],
-                tr[t, T_V1],
-                tr[t, T_ROOT] == 6,
-                dt,
-                m.gravity,
-                st.link_rot[w],
-                st.link_pos[w],
-                st.qd[w],
-                st.root_vel[w, t],
-                ctl.joint_force[w],
-                ctl.link_wrench[w],
-                ws.motion[w],
-                ws.body_mass[w],
-                ws.body_moment[w],
-                ws.body_inertia[w],
-                ws.comp_mass[w],
-                ws.comp_moment[w],
-                ws.comp_inertia[w],
-                ws.vel[w],
-                ws.acc[w],
-                ws.force[w],
-                ws.wrench[w],
-                ws.vec[w],
-                ws.H[w],
-                ws.gen[w],
-                ws.gvel[w],
-                ws.gvel_start[w],
-            )
-        fill_rows(
-            trees,
-            lk,
-            dofs,
-            m.couplings,
-            island[isl, I_ROW0],
-            island[isl, I_ROW1],
-            dt,
-            st.q[w],
-            ctl.target_position[w],
-            ctl.target_velocity[w],
-            ctl.tree_settings,
-            st.link_rot[w],
-            st.link_pos[w],
-            ws.H[w],
-            ws.row_value[w],
-            ws.resp[w],
-            ws.jac[w],
-            ws.point_jac[w],
-            ws.frames[w],
-            ws.vec[w],
-        )
-        solve_island(
-            trees,
-            dofs,
-            m.couplings,
-            isl,
-            dt,
-            ctl.joint_force[w],
-            ws.row_value[w],
-            ws.resp[w],
-            ws.jac[w],
-            ws.gvel[w],
-            ws.gvel_pos[w],
-        )
+            begin_tree(m, st, ctl, ws, w, members[e], dt)
+        solve_rows(m, st, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
-            t = members[e]
-            falls = end_velocities(
-                lk.link,
-                lk.link_rot,
-                lk.link_vec,
-                lk.link_par,
-                dofs.dof,
-                tr,
-                t,
-                dt,
-                alone,
-                ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
-                ws.gvel[w],
-                ws.gvel_start[w],
-                ws.motion[w],
-                ws.vel[w],
-                ws.vec[w],
-                st.qd[w],
-                st.qdd[w],
-                st.root_vel[w],
-                st.root_acc[w],
-                st.wake_time[w],
-                st.link_rot[w],
-                st.link_pos[w],
-            )
-            integrate_positions(
-                lk.link,
-                dofs.dof,
-                dofs.dof_par,
-                lk.link_vec,
-                tr[t, T_LINK0],
-                tr[t, T_LINK1],
-                tr[t, T_V0],
-                tr[t, T_ROOT] == 6,
-                dt,
-                st.link_rot[w],
-                st.link_pos[w],
-                ws.gvel_pos[w],
-                st.q[w],
-                st.joint_quat[w],
-                st.root_pos[w, t],
-                st.root_quat[w, t],
-            )
-            end_poses(
-                lk.link,
-                lk.link_rot,
-                lk.link_vec,
-                tr,
-                t,
-                falls,
-                st.q[w],
-                st.qd[w],
-                st.qdd[w],
-                st.joint_quat[w],
-                st.root_pos[w],
-                st.root_quat[w],
-                st.root_vel[w],
-                st.root_acc[w],
-                st.asleep[w],
-                ctl.link_wrench[w],
-                st.link_rot[w],
-                st.link_pos[w],
-            )
+            falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
+            euler_positions(m, st, ws, w, members[e], dt)
+            finish_poses(m, st, ctl, w, members[e], falls)
 
 
 # ---- RK4 ------------------------------------------------------------------------------------------------
@@ -385,22 +419,7 @@ def rk4_derivative(m, ctl, ws, w, t, i):
     l0, l1, d0, d1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_DOF0], tr[t, T_DOF1], tr[t, T_V0], tr[t, T_V1]
     floating = tr[t, T_ROOT] == 6
     c = ws.vec[w, 4]
-    tree_poses(
-        lk.link,
-        lk.link_rot,
-        lk.link_vec,
-        l0,
-        l1,
-        ws.stage_q[w],
-        ws.stage_joint_quat[w],
-        ws.stage_root_pos[w, t],
-        ws.stage_root_quat[w, t],
-        ws.stage_rot[w],
-        ws.stage_pos[w],
-    )
-    if floating:
-        root_com(lk.link_vec, ws.stage_rot[w], ws.stage_pos[w], l0, c)
-    world_frames(
+    posed_frames(
         lk.link,
         lk.link_rot,
         lk.link_vec,
@@ -408,8 +427,14 @@ def rk4_derivative(m, ctl, ws, w, t, i):
         dofs.dof_par,
         l0,
         l1,
+        floating,
+        ws.stage_q[w],
+        ws.stage_joint_quat[w],
+        ws.stage_root_pos[w, t],
+        ws.stage_root_quat[w, t],
         ws.stage_rot[w],
         ws.stage_pos[w],
+        c,
         ws.motion[w],
         ws.body_mass[w],
         ws.body_moment[w],
@@ -598,8 +623,7 @@ def rk4_positions(m, st, ws, w, t, dt):
 def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
     """As step_world, with the smooth dynamics integrated by classical RK4 and the constraint rows'
     velocity changes added on top (pure RK4 while no row acts)."""
-    trees, lk, dofs = m.trees, m.links, m.dofs
-    tr, island, members = trees.tree, trees.island, trees.island_trees
+    tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
     for isl in range(island.shape[0]):
         if only_island >= 0 and isl != only_island:
             continue
@@ -608,129 +632,10 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
         if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.wake_time[w]):
             continue
         for e in range(e0, e1):
-            t = members[e]
-            unconstrained_velocity(
-                lk.link,
-                dofs.dof,
-                dofs.dof_par,
-                lk.link_rot,
-                lk.link_vec,
-                lk.link_par,
-                trees.v_parent,
-                trees.v_h,
-                trees.v_dof,
-                tr[t, T_LINK0],
-                tr[t, T_LINK1],
-                tr[t, T_DOF0],
-                tr[t, T_DOF1],
-                tr[t, T_V0],
-                tr[t, T_V1],
-                tr[t, T_ROOT] == 6,
-                dt,
-                m.gravity,
-                st.link_rot[w],
-                st.link_pos[w],
-                st.qd[w],
-                st.root_vel[w, t],
-                ctl.joint_force[w],
-                ctl.link_wrench[w],
-                ws.motion[w],
-                ws.body_mass[w],
-                ws.body_moment[w],
-                ws.body_inertia[w],
-                ws.comp_mass[w],
-                ws.comp_moment[w],
-                ws.comp_inertia[w],
-                ws.vel[w],
-                ws.acc[w],
-                ws.force[w],
-                ws.wrench[w],
-                ws.vec[w],
-                ws.H[w],
-                ws.gen[w],
-                ws.gvel[w],
-                ws.gvel_start[w],
-            )
-            rk4_smooth(m, st, ctl, ws, w, t, dt)
-        fill_rows(
-            trees,
-            lk,
-            dofs,
-            m.couplings,
-            island[isl, I_ROW0],
-            island[isl, I_ROW1],
-            dt,
-            st.q[w],
-            ctl.target_position[w],
-            ctl.target_velocity[w],
-            ctl.tree_settings,
-            st.link_rot[w],
-            st.link_pos[w],
-            ws.H[w],
-            ws.row_value[w],
-            ws.resp[w],
-            ws.jac[w],
-            ws.point_jac[w],
-            ws.frames[w],
-            ws.vec[w],
-        )
-        solve_island(
-            trees,
-            dofs,
-            m.couplings,
-            isl,
-            dt,
-            ctl.joint_force[w],
-            ws.row_value[w],
-            ws.resp[w],
-            ws.jac[w],
-            ws.gvel[w],
-            ws.gvel_pos[w],
-        )
+            begin_tree(m, st, ctl, ws, w, members[e], dt)
+            rk4_smooth(m, st, ctl, ws, w, members[e], dt)
+        solve_rows(m, st, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
-            t = members[e]
-            falls = end_velocities(
-                lk.link,
-                lk.link_rot,
-                lk.link_vec,
-                lk.link_par,
-                dofs.dof,
-                tr,
-                t,
-                dt,
-                alone,
-                ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
-                ws.gvel[w],
-                ws.gvel_start[w],
-                ws.motion[w],
-                ws.vel[w],
-                ws.vec[w],
-                st.qd[w],
-                st.qdd[w],
-                st.root_vel[w],
-                st.root_acc[w],
-                st.wake_time[w],
-                st.link_rot[w],
-                st.link_pos[w],
-            )
-            rk4_positions(m, st, ws, w, t, dt)
-            end_poses(
-                lk.link,
-                lk.link_rot,
-                lk.link_vec,
-                tr,
-                t,
-                falls,
-                st.q[w],
-                st.qd[w],
-                st.qdd[w],
-                st.joint_quat[w],
-                st.root_pos[w],
-                st.root_quat[w],
-                st.root_vel[w],
-                st.root_acc[w],
-                st.asleep[w],
-                ctl.link_wrench[w],
-                st.link_rot[w],
-                st.link_pos[w],
-            )
+            falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
+            rk4_positions(m, st, ws, w, members[e], dt)
+            finish_poses(m, st, ctl, w, members[e], falls)
