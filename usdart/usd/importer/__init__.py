@@ -7,19 +7,23 @@ is done by the modules of this package.
 
 from __future__ import annotations
 
+import os
 import warnings as _py_warnings
 
 import numpy as np
-from pxr import Sdf, Usd, UsdGeom, UsdPhysics
+from pxr import Sdf, Usd, UsdPhysics
 
 from ...core.description import SceneDescription
 from ...core.frames import decompose
+from ...errors import StageError
 from ..schema_plugin import register as _register_schema_plugin
 from .bodies import read_body
 from .coupling import ArticulationCouplings, articulation_settings
+from .diagnostics import collected_usd_reports
 from .joints import BodyResolver, joint_kind, read_joint, warn_separated_frames
 from .stage_settings import open_stage, read_settings
 from .topology import Topology, check_free_body
+from .transforms import WorldTransforms
 from .usd_values import read
 
 _register_schema_plugin()  # before this package opens any stage
@@ -61,13 +65,34 @@ def _stage_order(stage: Usd.Stage, paths: set[str]) -> dict[str, int]:
     return order
 
 
-def read_stage(source) -> tuple[Usd.Stage, SceneDescription]:
+def read_stage(source, strict: bool = False) -> tuple[Usd.Stage, SceneDescription]:
+    """Stage and its description. USD's composition warnings become usdart warnings (errors with `strict`,
+    and always when they leave the stage without physics)."""
+    with collected_usd_reports() as reports:
+        try:
+            stage, description = _read(source)
+        except UnicodeDecodeError as exc:
+            raise StageError(f"{os.fspath(source)}: contains text that is not UTF-8 ({exc.reason})") from None
+    failed = reports.composition
+    if failed and (strict or not (description.bodies or description.joints)):
+        why = "with --strict every layer must load" if description.bodies else "it composes to no physics"
+        raise StageError(f"{_layer_name(stage)}: {failed[0]} ({why})")
+    description.warnings[:0] = reports.warnings()
+    return stage, description
+
+
+def _layer_name(stage: Usd.Stage) -> str:
+    layer = stage.GetRootLayer()
+    return layer.realPath or layer.identifier
+
+
+def _read(source) -> tuple[Usd.Stage, SceneDescription]:
     stage = open_stage(source)
     warnings: list[str] = []
     parsed = _parse(stage)
     scene_prims = [stage.GetPrimAtPath(p) for p, _ in _entries(parsed, "Scene")]
     settings = read_settings(stage, scene_prims, warnings)
-    xform_cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+    transforms = WorldTransforms(warnings)
 
     bodies = {}
     body_scale = {}
@@ -76,10 +101,10 @@ def read_stage(source) -> tuple[Usd.Stage, SceneDescription]:
             continue
         prim = stage.GetPrimAtPath(path)
         colliders = [stage.GetPrimAtPath(c) for c in desc.collisions]
-        bodies[path] = read_body(prim, colliders, xform_cache, settings, warnings)
-        body_scale[path] = np.abs(decompose(xform_cache.GetLocalToWorldTransform(prim))[2])
+        bodies[path] = read_body(prim, colliders, transforms, settings, warnings)
+        body_scale[path] = np.abs(decompose(transforms.matrix(prim))[2])
 
-    resolver = BodyResolver(stage, set(bodies), xform_cache)
+    resolver = BodyResolver(stage, set(bodies), transforms)
     joints = {}
     for type_name in _JOINT_TYPES:
         for path, _ in _entries(parsed, type_name):

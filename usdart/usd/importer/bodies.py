@@ -16,12 +16,13 @@ Initial velocities are read in world axes (Isaac Sim's default), the angular one
 from __future__ import annotations
 
 import numpy as np
-from pxr import Usd, UsdGeom, UsdPhysics, UsdShade
+from pxr import Usd, UsdPhysics, UsdShade
 
 from ...core.description import BodyDesc, Pose, SceneSettings
 from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
 from ...errors import PhysicsImportError
 from .shape_mass import MassProperties, collider_mass_properties, combine
+from .transforms import WorldTransforms
 from .usd_values import applied_schemas, authored, read, read_physx
 
 DEFAULT_DENSITY = 1000.0  # kg/m^3
@@ -31,12 +32,12 @@ FALLBACK_SPHERE_RADIUS = 0.1  # m
 def read_body(
     prim: Usd.Prim,
     colliders: list[Usd.Prim],
-    xform_cache: UsdGeom.XformCache,
+    transforms: WorldTransforms,
     settings: SceneSettings,
     warnings: list[str],
 ) -> BodyDesc:
     mpu = settings.meters_per_unit
-    world = xform_cache.GetLocalToWorldTransform(prim)
+    world = transforms.matrix(prim)
     rot, t, scale = decompose(world)
     pose = Pose(position=t * mpu, orientation=matrix_to_quat(rot))
     mass, com, inertia = _mass_properties(prim, colliders, world, scale, settings, warnings)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pxr import Usd, UsdGeom, UsdPhysics
+from pxr import Usd, UsdPhysics
 
 from ...core.description import (
     ANGULAR_AXES,
@@ -43,6 +43,7 @@ from ...core.frames import (
     usd_to_column,
 )
 from ...errors import PhysicsImportError
+from .transforms import WorldTransforms
 from .usd_values import api_instances, applied_schemas, authored, first_target, read, read_physx
 
 DEG = math.pi / 180.0
@@ -73,10 +74,10 @@ def joint_kind(prim: Usd.Prim) -> str | None:
 class BodyResolver:
     """Maps a relationship target to the rigid body that owns it (None = the world)."""
 
-    def __init__(self, stage: Usd.Stage, body_paths: set[str], xform_cache: UsdGeom.XformCache):
+    def __init__(self, stage: Usd.Stage, body_paths: set[str], transforms: WorldTransforms):
         self.stage = stage
         self.body_paths = body_paths
-        self.xform_cache = xform_cache
+        self.transforms = transforms
 
     def owner(self, prim: Usd.Prim) -> str | None:
         p = prim
@@ -87,7 +88,7 @@ class BodyResolver:
         return None
 
     def world(self, prim: Usd.Prim) -> np.ndarray:
-        return usd_to_column(self.xform_cache.GetLocalToWorldTransform(prim))
+        return usd_to_column(self.transforms.matrix(prim))
 
 
 def read_joint(
@@ -161,7 +162,7 @@ def _side(prim, index: int, resolver: BodyResolver, settings: SceneSettings, war
     if body is None:
         frame = frame_world
     else:
-        rot, t, _ = decompose(resolver.xform_cache.GetLocalToWorldTransform(resolver.stage.GetPrimAtPath(body)))
+        rot, t, _ = decompose(resolver.transforms.matrix(resolver.stage.GetPrimAtPath(body)))
         frame = np.linalg.inv(homogeneous(rot, t)) @ frame_world
     rot, t, _ = decompose(frame.T)
     return body, Pose(position=t * settings.meters_per_unit, orientation=matrix_to_quat(rot))

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...core.description import ArticulationDesc, BodyDesc, JointDesc
 from ...errors import PhysicsImportError
+from .movability import check_articulation_can_move
 
 _API_ON_JOINT, _API_ON_BODY, _API_ON_ANCESTOR = 0, 1, 2
 
@@ -179,7 +180,7 @@ class Topology:
             root_joint=root_joint,
         )
         art.loop_joints = sorted(set(loops + extra_world + self._constraints_touching(comp)))
-        self._check_masses(art)
+        check_articulation_can_move(art)
         return art
 
     def _pick_root_joint(self, world: list[tuple[str, str]], requested: str | None) -> str:
@@ -227,26 +228,6 @@ class Topology:
 
     def _constraints_touching(self, comp: frozenset) -> list[str]:
         return [p for p in self.constraint_joints if self.joints[p].body0 in comp or self.joints[p].body1 in comp]
-
-    def _check_masses(self, art: ArticulationDesc) -> None:
-        """Every DOF must move something with mass; a floating articulation must have mass."""
-        n = len(art.links)
-        subtree_mass = np.array([b.mass if b is not None else 0.0 for b in art.bodies])
-        subtree_inertia = np.array([np.trace(b.inertia) if b is not None else 0.0 for b in art.bodies])
-        for i in range(n - 1, 0, -1):
-            subtree_mass[art.link_parents[i]] += subtree_mass[i]
-            subtree_inertia[art.link_parents[i]] += subtree_inertia[i]
-        for i in range(1, n):
-            joint = art.joints[i]
-            if joint.dofs and subtree_mass[i] <= 0 and subtree_inertia[i] <= 0:
-                raise PhysicsImportError(
-                    art.links[i],
-                    f"link has zero mass and nothing with mass beyond it, so joint "
-                    f"{joint.path} has nothing to move (author physics:mass or a "
-                    "collider)",
-                )
-        if not art.fixed_base and (subtree_mass[0] <= 0 or subtree_inertia[0] <= 0):
-            raise PhysicsImportError(art.root_link, "floating articulation has zero total mass or inertia")
 
 
 def check_free_body(body: BodyDesc) -> None:

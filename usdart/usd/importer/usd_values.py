@@ -7,6 +7,11 @@ plugin declares as fallbacks), so the importer behaves the same with or without 
 
 Values authored as 32-bit floats are widened to the shortest decimal that round-trips in float32
 (0.316f -> 0.316, not 0.31600001454...): the author wrote a decimal, and this recovers it.
+
+Every value read goes through one check (`check_value`), driven by the attribute's name: it must have
+the kind the schema declares (a number, a vector, a quaternion, a token among the allowed ones), be
+finite unless an infinity means something there ("no limit", "unset"), respect the attribute's sign,
+and stay within physical scales. Errors name the prim and the attribute.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from functools import cache
 from importlib import resources
 
 import numpy as np
-from pxr import Usd
+from pxr import Sdf, Usd
 
 from ...errors import PhysicsImportError
 
@@ -100,9 +105,7 @@ def authored(prim: Usd.Prim, name: str, time=Usd.TimeCode.Default()):
         value = attr.Get(Usd.TimeCode.EarliestTime())
     if value is None:
         return None
-    value = _to_python(value, _is_float32(attr))
-    check_finite_or_inf(prim, name, value)
-    return value
+    return check_value(prim, attr, _to_python(value, _is_float32(attr)))
 
 
 def read(prim: Usd.Prim, name: str, default=None, time=Usd.TimeCode.Default()):
@@ -120,12 +123,218 @@ def read_physx(prim: Usd.Prim, name: str, instance: str | None = None, time=Usd.
     return value
 
 
-def check_finite_or_inf(prim: Usd.Prim, name: str, value) -> None:
-    """NaN is never a meaningful physics value (inf is: 'unlimited')."""
-    if isinstance(value, float) and math.isnan(value):
-        raise PhysicsImportError(prim.GetPath(), f"attribute '{name}' is NaN")
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and np.isnan(value).any():
-        raise PhysicsImportError(prim.GetPath(), f"attribute '{name}' contains NaN")
+# ---- the one check every authored value passes ---------------------------------------------------------
+PHYSICAL_SCALE = 1e12  # beyond this (in stage units) no value describes a mechanism: a typo or a sentinel
+_MULTI_APPLY = ("drive", "limit", "state", "physxJointAxis", "physxLimit", "physxMimicJoint", "physxTendon")
+_MULTI_APPLY += ("physxDrivePerformanceEnvelope",)
+
+# where an infinity means something, and which one: "no limit" (+inf upper bounds, -inf lower bounds) or
+# "unset" (-inf gravity magnitude and centre of mass); PhysX attributes with an infinite fallback add theirs
+_INFINITY_ALLOWED = {
+    "physics:lowerLimit": -1,
+    "physics:upperLimit": 1,
+    "limit:{instance}:physics:low": -1,
+    "limit:{instance}:physics:high": 1,
+    "drive:{instance}:physics:maxForce": 1,
+    "physics:maxDistance": 1,
+    "physics:gravityMagnitude": -1,
+    "physics:centerOfMass": -1,
+    "physxJoint:maxJointVelocity": 1,
+    "physxJointAxis:{instance}:maxJointVelocity": 1,
+    "newton:velocityLimit": 1,
+}
+
+# (minimum, whether the minimum itself is excluded); every other number may be negative
+_MINIMUM = dict.fromkeys(
+    (
+        "physics:mass",
+        "physics:density",
+        "physics:diagonalInertia",
+        "drive:{instance}:physics:stiffness",
+        "drive:{instance}:physics:damping",
+        "drive:{instance}:physics:maxForce",
+        "physxJoint:armature",
+        "physxJoint:jointFriction",
+        "physxJoint:maxJointVelocity",
+        "physxJointAxis:{instance}:armature",
+        "physxJointAxis:{instance}:maxJointVelocity",
+        "physxJointAxis:{instance}:staticFrictionEffort",
+        "physxJointAxis:{instance}:dynamicFrictionEffort",
+        "physxJointAxis:{instance}:viscousFrictionCoefficient",
+        "newton:armature",
+        "newton:friction",
+        "newton:damping",
+        "newton:velocityLimit",
+        "physxRigidBody:linearDamping",
+        "physxRigidBody:angularDamping",
+        "physxRigidBody:maxLinearVelocity",
+        "physxRigidBody:maxAngularVelocity",
+        "physxRigidBody:sleepThreshold",
+        "physxRigidBody:stabilizationThreshold",
+        "physxArticulation:sleepThreshold",
+        "physxArticulation:stabilizationThreshold",
+        "physxArticulation:solverVelocityIterationCount",
+        "physxMimicJoint:{instance}:naturalFrequency",
+        "physxMimicJoint:{instance}:dampingRatio",
+        "physxTendon:{instance}:stiffness",
+        "physxTendon:{instance}:damping",
+        "physxTendon:{instance}:limitStiffness",
+        "physxDrivePerformanceEnvelope:{instance}:maxActuatorVelocity",
+        "physxDrivePerformanceEnvelope:{instance}:velocityDependentResistance",
+        "physxDrivePerformanceEnvelope:{instance}:speedEffortGradient",
+        "physxLimit:{instance}:restitution",
+        "physxLimit:{instance}:bounceThreshold",
+        "physxLimit:{instance}:stiffness",
+        "physxLimit:{instance}:damping",
+    ),
+    (0.0, False),
+)
+_MINIMUM.update(
+    {
+        "physxScene:timeStepsPerSecond": (0.0, True),
+        "newton:timeStepsPerSecond": (0.0, True),
+        "physxArticulation:solverPositionIterationCount": (1.0, False),
+    }
+)
+# PhysX takes 1..255 solver iterations; more would only make a typo run for hours
+_MAXIMUM = {
+    "physxArticulation:solverPositionIterationCount": 255,
+    "physxArticulation:solverVelocityIterationCount": 255,
+}
+# gains and rates may be as stiff as an author likes (the step reports a run that diverges)
+_ANY_SCALE = ("stiffness", "damping", "limitStiffness", "naturalFrequency", "timeStepsPerSecond")
+
+# attributes of schemas usd-core does not register (NewtonSchema): their kind by name
+_UNREGISTERED_KINDS = {
+    "newton:armature": "number",
+    "newton:friction": "number",
+    "newton:damping": "number",
+    "newton:velocityLimit": "number",
+    "newton:timeStepsPerSecond": "number",
+    "newton:mimicCoef0": "number",
+    "newton:mimicCoef1": "number",
+    "newton:gravityEnabled": "bool",
+    "newton:mimicEnabled": "bool",
+}
+_NUMBER_TYPES = {"float", "double", "GfHalf", "int", "unsigned int", "int64_t", "uint64_t", "unsigned char"}
+
+
+def attribute_template(name: str) -> str:
+    """'drive:angular:physics:stiffness' -> 'drive:{instance}:physics:stiffness' (the rule tables' keys)."""
+    parts = name.split(":")
+    if len(parts) >= 3 and parts[0] in _MULTI_APPLY:
+        parts[1] = "{instance}"
+    return ":".join(parts)
+
+
+def _kind(type_name: Sdf.ValueTypeName) -> str:
+    """What a schema attribute holds, ignoring precision and role: number, bool, vec3, quat, text, ...[]."""
+    scalar = type_name.scalarType.cppTypeName
+    if scalar in _NUMBER_TYPES:
+        kind = "number"
+    elif scalar.startswith("GfVec3"):
+        kind = "vec3"
+    elif scalar.startswith("GfQuat"):
+        kind = "quat"
+    elif scalar in ("TfToken", "std::string"):
+        kind = "text"
+    else:
+        kind = scalar
+    return kind + "[]" if type_name.isArray else kind
+
+
+def _value_kind(value) -> str:
+    """The same classification of a value as read (an authored type can differ from the schema's type, and
+    then the attribute reports the schema's type name but holds the authored value)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+        return {(3,): "vec3", (4,): "quat"}.get(value.shape, "number[]") if value.ndim == 1 else "array"
+    if isinstance(value, (list, tuple)) or type(value).__name__.startswith("Vt"):
+        return "text[]" if all(isinstance(v, str) for v in value) else "array"
+    return type(value).__name__
+
+
+def _article(kind: str) -> str:
+    words = {
+        "number[]": "an array of numbers",
+        "text[]": "an array of tokens",
+        "vec3": "a 3-vector",
+        "quat": "a quaternion",
+        "text": "a token or string",
+        "number": "a number",
+        "bool": "a bool",
+    }
+    return words.get(kind, kind)
+
+
+def _declared(prim: Usd.Prim, name: str):
+    """The schema's definition of an attribute (None when no applied schema declares it)."""
+    definition = prim.GetPrimDefinition().GetAttributeDefinition(name)
+    return definition if definition else None
+
+
+def _infinity_allowed(template: str) -> int:
+    """+1: +inf means something here, -1: -inf does, 0: neither."""
+    if template in _INFINITY_ALLOWED:
+        return _INFINITY_ALLOWED[template]
+    fallback = schema_default(template)
+    if isinstance(fallback, float) and math.isinf(fallback):
+        return 1 if fallback > 0 else -1
+    return 0
+
+
+def check_value(prim: Usd.Prim, attr: Usd.Attribute, value):
+    """`value` (read from `attr`) if it is a value of the kind, sign and scale the attribute means; else a
+    PhysicsImportError naming the prim and the attribute."""
+    name = attr.GetName()
+    template = attribute_template(name)
+
+    def fail(reason: str):
+        raise PhysicsImportError(prim.GetPath(), f"attribute '{name}' {reason}")
+
+    definition = _declared(prim, name)
+    expected = _kind(definition.GetTypeName()) if definition else _UNREGISTERED_KINDS.get(name)
+    held = _value_kind(value)
+    if expected is not None and held != expected and not (expected.endswith("[]") and held in ("vec3", "quat")):
+        fail(f"holds {_article(held)} ({_show(value)}); it must be {_article(expected)}")
+    if held == "text":
+        allowed = definition.GetMetadata("allowedTokens") if definition else None
+        if allowed and str(value) not in [str(t) for t in allowed]:
+            fail(f"is '{value}'; allowed: {', '.join(str(t) for t in allowed)}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.ndarray)):
+        return value
+    numbers = np.asarray(value, dtype=float).reshape(-1)
+    if np.isnan(numbers).any():
+        fail("is NaN" if numbers.size == 1 else "contains NaN")
+    infinite = numbers[np.isinf(numbers)]
+    if infinite.size and not np.all(np.sign(infinite) == _infinity_allowed(template)):
+        fail(f"is {'infinite' if numbers.size == 1 else 'not finite'} ({_show(value)}), which means nothing here")
+    finite = numbers[np.isfinite(numbers)]
+    if held == "quat" and not np.any(finite):
+        fail(f"is {_show(value)}, not a rotation (a zero quaternion)")
+    low, strict = _MINIMUM.get(template, (-math.inf, False))
+    if np.any(finite < low) or (strict and np.any(finite <= low)):
+        fail(f"is {_show(value)}; it must be {'greater than' if strict else 'at least'} {low:g}")
+    if template in _MAXIMUM and np.any(finite > _MAXIMUM[template]):
+        fail(f"is {_show(value)}; it must be at most {_MAXIMUM[template]:g}")
+    unbounded = _infinity_allowed(template) > 0 or template.rsplit(":", 1)[-1] in _ANY_SCALE
+    if not unbounded and np.any(np.abs(finite) > PHYSICAL_SCALE):
+        fail(f"is {_show(value)}, beyond any physical scale (|value| > {PHYSICAL_SCALE:g} in stage units)")
+    return value
+
+
+def _show(value) -> str:
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+        return "(" + ", ".join(f"{v:g}" for v in value.reshape(-1)[:6]) + (", ..." if value.size > 6 else "") + ")"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:g}"
+    return repr(value)[:60]
 
 
 def first_target(prim: Usd.Prim, rel_name: str, warnings: list[str]) -> str | None:

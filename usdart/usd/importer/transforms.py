@@ -1,0 +1,94 @@
+"""World transforms of the prims the importer places things by, checked before anything is built on them.
+
+A body or joint target whose transform is not finite, collapses an axis (scale 0, a zero `orient`
+quaternion) or lies beyond physical scales cannot be simulated; the error names the prim whose own
+xformOps are at fault, which is often an ancestor of the body. What USD itself reads in a defined way
+(a zero `orient` quaternion is no rotation, an op named in xformOpOrder but not authored is skipped) is
+kept, with a usdart warning instead of USD's console output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pxr import Gf, Tf, Usd, UsdGeom
+
+from ...errors import PhysicsImportError
+from .usd_values import PHYSICAL_SCALE
+
+SMALLEST_SCALE = 1e-9  # an axis scaled below this has collapsed: no rotation or inertia can be recovered
+
+
+class WorldTransforms:
+    """Local-to-world matrices at the default time (UsdGeom.XformCache), each checked once."""
+
+    def __init__(self, warnings: list[str]):
+        self._cache = UsdGeom.XformCache(Usd.TimeCode.Default())
+        self._checked: dict[str, Gf.Matrix4d] = {}
+        self._ops_checked: set[str] = set()
+        self._warnings = warnings
+
+    def matrix(self, prim: Usd.Prim) -> Gf.Matrix4d:
+        key = str(prim.GetPath())
+        if key not in self._checked:
+            self._warn_about_ops(prim)
+            try:
+                world = self._cache.GetLocalToWorldTransform(prim)
+            except Tf.ErrorException:
+                world = None
+            if world is None or _defect(np.array(world)) is not None:
+                _raise_for_culprit(prim)
+            self._checked[key] = world
+        return self._checked[key]
+
+    def _warn_about_ops(self, prim: Usd.Prim) -> None:
+        """Ops USD reads in a defined but surely unintended way, once per prim of the chain."""
+        p = prim
+        while p and not p.IsPseudoRoot() and str(p.GetPath()) not in self._ops_checked:
+            self._ops_checked.add(str(p.GetPath()))
+            order = p.GetAttribute("xformOpOrder")
+            names = [str(n) for n in (order.Get() or [])] if order else []
+            for name in names:
+                if name.startswith("!") or name == "!resetXformStack!":
+                    continue
+                attr = p.GetAttribute(name)
+                if not attr or not attr.HasValue():
+                    self._warnings.append(f"{p.GetPath()}: xformOpOrder names {name}, which has no value; USD skips it")
+                elif name.split(":")[1] == "orient" and attr.Get().GetLength() == 0:
+                    self._warnings.append(f"{p.GetPath()}: {name} is a zero quaternion; USD reads it as no rotation")
+            p = p.GetParent()
+
+
+def _defect(matrix: np.ndarray) -> str | None:
+    """Why a row-vector 4x4 matrix cannot place a body, or None."""
+    if not np.all(np.isfinite(matrix)):
+        return "is not finite"
+    scales = np.linalg.norm(matrix[:3, :3], axis=1)
+    if scales.min() < SMALLEST_SCALE:
+        return f"collapses an axis (scale {scales.min():g}: a zero scale or a zero orient quaternion)"
+    if np.abs(matrix[3, :3]).max() > PHYSICAL_SCALE:
+        return f"puts it {np.abs(matrix[3, :3]).max():g} stage units away, beyond any physical scale"
+    return None
+
+
+def _raise_for_culprit(prim: Usd.Prim) -> None:
+    """Name the outermost prim (the prim itself or an ancestor) whose own transform is unusable."""
+    chain = []
+    p = prim
+    while p and not p.IsPseudoRoot():
+        chain.append(p)
+        p = p.GetParent()
+    for p in reversed(chain):
+        xformable = UsdGeom.Xformable(p)
+        if not xformable:
+            continue
+        try:
+            local = np.array(xformable.GetLocalTransformation(Usd.TimeCode.Default()))
+        except Tf.ErrorException as exc:
+            detail = " ".join(str(exc).split())
+            reason = detail.split("'")[-2] if detail.count("'") >= 2 else detail[:200]
+            raise PhysicsImportError(p.GetPath(), f"its xformOps cannot be evaluated ({reason})") from None
+        defect = _defect(local)
+        if defect is not None:
+            ops = ", ".join(str(op.GetOpName()) for op in xformable.GetOrderedXformOps())
+            raise PhysicsImportError(p.GetPath(), f"its transform ({ops}) {defect}")
+    raise PhysicsImportError(prim.GetPath(), "its world transform cannot be computed")
