@@ -124,7 +124,7 @@ def _read(source) -> tuple[Usd.Stage, SceneDescription]:
             continue
         api_paths.append(path)
 
-    topology = Topology(bodies, joints, _stage_order(stage, set(bodies)), warnings)
+    topology = Topology(bodies, joints, _stage_order(stage, set(bodies) | set(joints)), warnings)
     articulations, tree_joints = topology.build(sorted(set(api_paths)))
     articulations.sort(key=lambda a: a.root_link)
     for art in articulations:

@@ -58,9 +58,6 @@ def read_body(
         body.max_angular_velocity = np.radians(float(read_physx(prim, "physxRigidBody:maxAngularVelocity")))
         body.disable_gravity = bool(read_physx(prim, "physxRigidBody:disableGravity"))
         body.sleep_threshold = float(read_physx(prim, "physxRigidBody:sleepThreshold")) * mpu * mpu
-    for name in ("linear_damping", "angular_damping", "max_linear_velocity", "max_angular_velocity"):
-        if getattr(body, name) < 0:
-            raise PhysicsImportError(prim.GetPath(), f"{name.replace('_', ' ')} must not be negative")
     return body
 
 
@@ -96,8 +93,6 @@ def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, war
     if from_colliders is not None and from_colliders.mass <= 0:
         from_colliders = None
 
-    if mass_attr is not None and mass_attr < 0:
-        raise PhysicsImportError(path, f"physics:mass is negative ({mass_attr})")
     if mass_attr is not None and mass_attr > 0:
         mass = mass_attr * kpu
     elif from_colliders is not None:
@@ -114,8 +109,6 @@ def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, war
 
     if diag is not None and np.any(np.asarray(diag) != 0):
         diag = np.asarray(diag, float)
-        if np.any(diag < 0):
-            raise PhysicsImportError(path, f"physics:diagonalInertia has a negative entry {tuple(diag)}")
         r = quat_to_matrix(axes)
         inertia = r @ np.diag(diag * kpu * mpu * mpu) @ r.T
     elif from_colliders is not None:

@@ -111,6 +111,8 @@ class ArticulationCouplings:
 
     def _internal(self, joint, follower, ref_joint, ref, gearing, offset, source) -> MimicDesc:
         """USD-sense q_f + G q_r + c = 0 -> internal q'_f + (G s_f s_r) q'_r + s_f c = 0."""
+        if ref.name == follower.name:
+            raise PhysicsImportError(joint.path, f"{source}: the mimic joint's reference is its own DOF {ref.name}")
         s_f, s_r = self.sign(joint), self.sign(ref_joint)
         return MimicDesc(
             joint=joint.path,
@@ -165,11 +167,11 @@ class ArticulationCouplings:
             raise PhysicsImportError(path, f"fixed tendon '{name}': only single-DOF joints can be tendon axes")
         dof = joint.dofs[0]
         mpu = self.settings.meters_per_unit
-        gearing = np.atleast_1d(read(prim, f"physxTendon:{name}:gearing", np.array([1.0])))
-        coefficient = np.atleast_1d(read(prim, f"physxTendon:{name}:forceCoefficient", np.array([1.0])))
+        gearing = _first_entry(prim, f"physxTendon:{name}:gearing")
+        coefficient = _first_entry(prim, f"physxTendon:{name}:forceCoefficient")
         # rotational axes: length per degree -> per radian; coefficient is a lever arm (distance)
-        g = float(gearing[0]) * mpu / (DEG if dof.angular else mpu)
-        c = float(coefficient[0]) * (mpu if dof.angular else 1.0)
+        g = gearing * mpu / (DEG if dof.angular else mpu)
+        c = coefficient * (mpu if dof.angular else 1.0)
         s = self.sign(joint)
         return TendonAxisDesc(joint=path, dof=dof.name, gearing=g * s, force_coefficient=c * s)
 
@@ -234,7 +236,20 @@ class ArticulationCouplings:
                 index = len(tendon.attachments) - 1
                 stack.extend((child, index) for child in sorted(children.get((link, name), [])))
             out.append(tendon)
+        reached = {(a.link, a.name) for tendon in out for a in tendon.attachments}
+        for link, name in sorted(set(attachments) - reached):
+            raise PhysicsImportError(
+                link, f"tendon attachment '{name}' is not connected to any PhysxTendonAttachmentRootAPI attachment"
+            )
         return out
+
+
+def _first_entry(prim: Usd.Prim, name: str) -> float:
+    """A fixed tendon axis's value for its joint's DOF: the first entry of an array attribute (default 1)."""
+    values = np.atleast_1d(read(prim, name, np.array([1.0])))
+    if values.size == 0:
+        raise PhysicsImportError(prim.GetPath(), f"attribute '{name}' is an empty array; it needs one value per DOF")
+    return float(values[0])
 
 
 def articulation_settings(prim: Usd.Prim, art: ArticulationDesc, settings: SceneSettings) -> None:
@@ -245,5 +260,3 @@ def articulation_settings(prim: Usd.Prim, art: ArticulationDesc, settings: Scene
     art.sleep_threshold = float(read_physx(prim, "physxArticulation:sleepThreshold")) * mpu2
     art.stabilization_threshold = float(read_physx(prim, "physxArticulation:stabilizationThreshold")) * mpu2
     art.self_collisions = bool(read_physx(prim, "physxArticulation:enabledSelfCollisions"))
-    if art.solver_position_iterations < 1 or art.solver_velocity_iterations < 0:
-        raise PhysicsImportError(prim.GetPath(), "solver iteration counts must be >= 1 (position) and >= 0 (velocity)")

@@ -148,8 +148,6 @@ def _side(prim, index: int, resolver: BodyResolver, settings: SceneSettings, war
     target = first_target(prim, f"physics:body{index}", warnings)
     position = np.asarray(read(prim, f"physics:localPos{index}", np.zeros(3)), float)
     orientation = read(prim, f"physics:localRot{index}", np.array([1.0, 0.0, 0.0, 0.0]))
-    if np.linalg.norm(orientation) == 0:
-        raise PhysicsImportError(prim.GetPath(), f"physics:localRot{index} is a zero quaternion")
     local = homogeneous(quat_to_matrix(orientation), position)
     if target is None:
         body, frame_world = None, local
@@ -249,17 +247,6 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
         dof.friction_coefficient = float(read_physx(prim, "physxJoint:jointFriction"))
     if (damping := authored(prim, "newton:damping")) is not None:
         dof.passive_damping = damping * effort / unit
-    for name in (
-        "armature",
-        "max_velocity",
-        "static_friction",
-        "dynamic_friction",
-        "viscous_friction",
-        "friction_coefficient",
-        "passive_damping",
-    ):
-        if getattr(dof, name) < 0:
-            raise PhysicsImportError(prim.GetPath(), f"{name.replace('_', ' ')} of {inst} must not be negative")
     if dof.dynamic_friction > dof.static_friction:
         warnings.append(f"{prim.GetPath()}: dynamic friction effort exceeds static friction effort on {inst}")
 
@@ -278,8 +265,6 @@ def _read_drive(prim, inst, angular, unit, effort, settings: SceneSettings, sche
         target_position=read(prim, ns + "targetPosition", 0.0) * unit,
         target_velocity=read(prim, ns + "targetVelocity", 0.0) * unit,
     )
-    if drive.stiffness < 0 or drive.damping < 0 or drive.max_force < 0:
-        raise PhysicsImportError(prim.GetPath(), f"drive {inst}: stiffness, damping and maxForce must not be negative")
     if f"PhysxDrivePerformanceEnvelopeAPI:{inst}" in schemas:
         env = "physxDrivePerformanceEnvelope:{instance}:"
         drive.max_actuator_velocity = read_physx(prim, env + "maxActuatorVelocity", inst) * unit

@@ -86,7 +86,5 @@ def _steps_per_second(scene: Usd.Prim) -> float:
         candidates.append(NEWTON_DEFAULT_STEPS_PER_SECOND)
     for value in candidates:
         if value is not None:
-            if value <= 0:
-                raise PhysicsImportError(scene.GetPath(), f"time steps per second must be positive, got {value}")
             return float(value)
     return float(FALLBACK_STEPS_PER_SECOND)

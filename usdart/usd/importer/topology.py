@@ -15,7 +15,8 @@ Several API prims claiming one component (nested or duplicate APIs) give one art
 warning; the most specific placement wins (joint, then body, then ancestor; then smallest path).
 
 Trees are BFS from the root; a link's children are ordered by the stage order of their prims, then
-by joint path. Joints left out of the tree (excluded ones, undeclared cycles, extra world joints,
+by the stage order of their joints (a duplicate joint between the same two bodies closes a loop; the
+first authored keeps the tree slot). Joints left out of the tree (excluded ones, undeclared cycles, extra world joints,
 distance joints) become loop constraints; undeclared cycles are reported with the joints' paths.
 Kinematic bodies cannot be links (PhysX): joints to them are always solved as constraints.
 """
@@ -39,7 +40,7 @@ class Topology:
         self,
         bodies: dict[str, BodyDesc],
         joints: dict[str, JointDesc],
-        stage_order: dict[str, int],
+        stage_order: dict[str, int],  # bodies and joints
         warnings: list[str],
     ):
         self.bodies = bodies
@@ -206,7 +207,7 @@ class Topology:
         queue = [root]
         while queue:
             u = queue.pop(0)
-            edges = sorted(self.graph.edges(u, keys=True), key=lambda e: (self.order.get(e[1], 0), e[1], e[2]))
+            edges = sorted(self.graph.edges(u, keys=True), key=lambda e: (self.order.get(e[1], 0), e[1], self.order.get(e[2], 0), e[2]))
             for _, v, key in edges:
                 if v in index or key in tree_edges:
                     continue
