@@ -109,7 +109,10 @@ class StageControls:
         if not attr or attr.GetNumTimeSamples() == 0:
             return None
         codes = attr.GetTimeSamples()
-        values = np.array([float(attr.Get(c)) for c in codes])
+        samples = [attr.Get(c) for c in codes]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in samples):
+            raise PhysicsImportError(prim.GetPath(), f"time samples of '{name}' are not all numbers")
+        values = np.array(samples, dtype=float)
         if not np.all(np.isfinite(values)):
             raise PhysicsImportError(prim.GetPath(), f"time samples of '{name}' are not all finite numbers")
         seconds = (np.array(codes, dtype=float) - self.start_time_code) / self.time_codes_per_second

@@ -207,7 +207,7 @@ class Topology:
         queue = [root]
         while queue:
             u = queue.pop(0)
-            edges = sorted(self.graph.edges(u, keys=True), key=lambda e: (self.order.get(e[1], 0), e[1], self.order.get(e[2], 0), e[2]))
+            edges = sorted(self.graph.edges(u, keys=True), key=self._child_order)
             for _, v, key in edges:
                 if v in index or key in tree_edges:
                     continue
@@ -226,6 +226,11 @@ class Topology:
                 "physics:excludeFromArticulation = true on one joint per loop)"
             )
         return links, parents, inbound, cycle
+
+    def _child_order(self, edge) -> tuple:
+        """Children by their prims' stage order, then by their joints' stage order."""
+        _, child, joint = edge
+        return (self.order.get(child, 0), child, self.order.get(joint, 0), joint)
 
     def _constraints_touching(self, comp: frozenset) -> list[str]:
         return [p for p in self.constraint_joints if self.joints[p].body0 in comp or self.joints[p].body1 in comp]
