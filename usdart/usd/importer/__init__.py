@@ -20,7 +20,7 @@ from ..schema_plugin import register as _register_schema_plugin
 from .bodies import read_body
 from .coupling import ArticulationCouplings, articulation_settings
 from .diagnostics import collected_usd_reports
-from .joints import BodyResolver, joint_kind, read_joint, warn_separated_frames
+from .joints import BodyResolver, joint_kind, read_joint, warn_open_constraints, warn_separated_frames
 from .stage_settings import open_stage, read_settings
 from .topology import Topology, check_free_body
 from .transforms import WorldTransforms
@@ -141,6 +141,7 @@ def _read(source) -> tuple[Usd.Stage, SceneDescription]:
         check_free_body(bodies[path])
     consumed = tree_joints | {a.root_joint for a in articulations if a.root_joint} | topology.ignored_joints
     constraints = sorted(p for p in joints if p not in consumed)
+    warn_open_constraints([joints[p] for p in constraints], {p: b.pose for p, b in bodies.items()}, warnings)
     description = SceneDescription(
         settings=settings,
         bodies=bodies,

@@ -139,8 +139,24 @@ def read_joint(
         joint.max_distance = high * mpu if high >= 0 else math.inf
     for dof in joint.dofs:
         _read_dof_properties(prim, schemas, dof, kind, settings, warnings)
+    _check_spherical_state(joint)
     _warn_unused_drives(prim, schemas, joint, warnings)
     return joint
+
+
+def _check_spherical_state(joint: JointDesc) -> None:
+    """A joint with several rotational DOFs is a spherical articulation joint, whose coordinates PhysX keeps
+    in [-180, 180] degrees: a JointStateAPI position outside is not a pose it can start from."""
+    angular = [d for d in joint.dofs if d.angular]
+    if len(angular) < 2:
+        return
+    for dof in angular:
+        if abs(dof.position) > math.pi + 1e-9:
+            raise PhysicsImportError(
+                joint.path,
+                f"JointStateAPI:{dof.usd_instance} position {math.degrees(dof.position):g} deg is outside "
+                "[-180, 180] deg, the range of a spherical joint's coordinates",
+            )
 
 
 def _side(prim, index: int, resolver: BodyResolver, settings: SceneSettings, warnings):
@@ -294,14 +310,35 @@ def warn_separated_frames(joints: list[JointDesc | None], poses: dict[str, Pose]
     for joint in joints:
         if joint is None or joint.body0 is None or any(not d.angular for d in joint.dofs):
             continue
-        p0 = pose_matrix(poses[joint.body0]) @ pose_matrix(joint.frame0)
-        p1 = pose_matrix(poses[joint.body1]) @ pose_matrix(joint.frame1)
-        gap = float(np.linalg.norm(p0[:3, 3] - p1[:3, 3]))
+        gap = _frame_gap(joint, poses)
         if gap > FRAME_TOLERANCE:
             warnings.append(
                 f"{joint.path}: the joint's two frames are {gap:.4g} m apart in the authored poses; "
                 f"{joint.body1} is placed by the joint instead"
             )
+
+
+def warn_open_constraints(joints: list[JointDesc], poses: dict[str, Pose], warnings: list[str]) -> None:
+    """Loop joints and joints between trees whose frames do not meet where the bodies are authored: the solver
+    pulls them together from the first step, which a gap larger than the mechanism can close makes violent."""
+    for joint in joints:
+        if joint.kind == "distance" or any(not d.angular for d in joint.dofs):
+            continue
+        gap = _frame_gap(joint, poses)
+        if gap > FRAME_TOLERANCE:
+            warnings.append(
+                f"{joint.path}: the joint's two frames are {gap:.4g} m apart in the authored poses; the solver "
+                "pulls them together from the first step"
+            )
+
+
+def _frame_gap(joint: JointDesc, poses: dict[str, Pose]) -> float:
+    """Distance between the joint's two frame origins, the world standing in for a missing body."""
+    ends = []
+    for body, frame in ((joint.body0, joint.frame0), (joint.body1, joint.frame1)):
+        world = pose_matrix(poses[body]) if body is not None else np.eye(4)
+        ends.append((world @ pose_matrix(frame))[:3, 3])
+    return float(np.linalg.norm(ends[0] - ends[1]))
 
 
 def usd_to_internal(joint: JointDesc, dof: DofDesc, settings: SceneSettings) -> float:
