@@ -6,10 +6,16 @@ documented, finite behaviour; never another exception type, never NaN.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from builders import apply, body, joint, new_stage, root_api, set_attr
+from pxr import Gf, Sdf, Usd
 
 import usdart
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_stages"
 
 PENDULUM = """#usda 1.0
 (
@@ -22,13 +28,14 @@ def Xform "World"
     {
 SCENE
     }
-    def Xform "arm" (prepend apiSchemas = ["PhysicsArticulationRootAPI"])
+    def Xform "arm" ARM_APIS
     {
-        def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+ARM
+        def Xform "base" BASE_APIS
         {
 BASE
         }
-        def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+        def Xform "link" LINK_APIS
         {
 LINK
         }
@@ -36,16 +43,18 @@ LINK
         {
             rel physics:body1 = </World/arm/base>
         }
-        def PhysicsRevoluteJoint "hinge" APIS
+        def PhysicsRevoluteJoint "hinge" HINGE_APIS
         {
 HINGE
         }
     }
 }
 """
+BODY_APIS = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]
 BODY = ["float physics:mass = 1", "float3 physics:diagonalInertia = (0.1, 0.1, 0.1)"]
 DEFAULTS = {
     "SCENE": [],
+    "ARM": [],
     "BASE": BODY,
     "LINK": [*BODY, "double3 xformOp:translate = (1, 0, 0)", 'uniform token[] xformOpOrder = ["xformOp:translate"]'],
     "HINGE": [
@@ -62,15 +71,19 @@ def _name(line: str) -> str:
     return line.split("=")[0].split()[-1]
 
 
-def pendulum(tmp_path, scene="", base="", link="", hinge="", hinge_apis=(), name="stage.usda"):
-    """The pendulum with lines authored into its scene, bodies and hinge; a line replaces the template's
-    line for the same property."""
-    apis = ", ".join(f'"{a}"' for a in hinge_apis)
-    text = PENDULUM.replace("APIS", f"(prepend apiSchemas = [{apis}])" if apis else "")
-    for marker, extra in (("SCENE", scene), ("BASE", base), ("LINK", link), ("HINGE", hinge)):
-        lines = {_name(line): line for line in DEFAULTS[marker]}
-        lines.update({_name(line): line for line in extra.splitlines() if line.strip()})
-        text = text.replace(marker, "\n".join(" " * 12 + line for line in lines.values()))
+def pendulum(tmp_path, name="stage.usda", **authored):
+    """The pendulum with lines authored into its scene, arm, bodies and hinge (`link="float physics:mass = 0"`;
+    a line replaces the template's line for the same property) and API schemas added (`hinge_apis=[...]`)."""
+    apis = {"ARM": ["PhysicsArticulationRootAPI"], "BASE": BODY_APIS, "LINK": BODY_APIS, "HINGE": []}
+    text = PENDULUM
+    for marker, base in apis.items():
+        names = [*base, *authored.get(marker.lower() + "_apis", ())]
+        listed = ", ".join(f'"{a}"' for a in names)
+        text = text.replace(f"{marker}_APIS", f"(prepend apiSchemas = [{listed}])" if names else "")
+    for marker, lines in DEFAULTS.items():
+        merged = {_name(line): line for line in lines}
+        merged.update({_name(line): line for line in authored.get(marker.lower(), "").splitlines() if line.strip()})
+        text = text.replace(marker, "\n".join(" " * 12 + line for line in merged.values()))
     path = tmp_path / name
     path.write_text(text)
     return path
@@ -202,14 +215,7 @@ def test_absurd_magnitudes(tmp_path, where, line, attribute):
     ],
 )
 def test_negative_body_settings(tmp_path, api, line):
-    stage = pendulum(tmp_path, link=line)
-    stage.write_text(
-        stage.read_text().replace(
-            '"PhysicsMassAPI"])\n        {\n            float physics:mass = 1\n            float3 physics:diagonalInertia = (0.1, 0.1, 0.1)\n            double3',
-            f'"PhysicsMassAPI", "{api}"])\n        {{\n            float physics:mass = 1\n            float3 physics:diagonalInertia = (0.1, 0.1, 0.1)\n            double3',
-        )
-    )
-    msg = load_error(stage)
+    msg = load_error(pendulum(tmp_path, link=line, link_apis=[api]))
     assert msg.startswith("/World/arm/link:") and line.split()[1] in msg and "at least 0" in msg
 
 
@@ -237,12 +243,7 @@ def test_negative_joint_settings(tmp_path, api, line):
 
 
 def test_negative_articulation_sleep_threshold(tmp_path):
-    stage = pendulum(tmp_path)
-    text = stage.read_text().replace(
-        '"PhysicsArticulationRootAPI"])\n    {',
-        '"PhysicsArticulationRootAPI", "PhysxArticulationAPI"])\n    {\n        float physxArticulation:sleepThreshold = -1',
-    )
-    stage.write_text(text)
+    stage = pendulum(tmp_path, arm="float physxArticulation:sleepThreshold = -1", arm_apis=["PhysxArticulationAPI"])
     msg = load_error(stage)
     assert msg.startswith("/World/arm:") and "physxArticulation:sleepThreshold" in msg
 
@@ -266,13 +267,7 @@ def test_broken_transforms(tmp_path, ops, culprit, expect):
 
 
 def test_broken_transform_of_an_ancestor_names_the_ancestor(tmp_path):
-    stage = pendulum(tmp_path)
-    text = stage.read_text().replace(
-        '"PhysicsArticulationRootAPI"])\n    {',
-        '"PhysicsArticulationRootAPI"])\n    {\n        float3 xformOp:scale = (1, 0, 1)\n'
-        '        uniform token[] xformOpOrder = ["xformOp:scale"]',
-    )
-    stage.write_text(text)
+    stage = pendulum(tmp_path, arm='float3 xformOp:scale = (1, 0, 1)\nuniform token[] xformOpOrder = ["xformOp:scale"]')
     msg = load_error(stage)
     assert msg.startswith("/World/arm:") and "collapses an axis" in msg
 
@@ -294,10 +289,8 @@ def test_floating_articulation_whose_root_link_is_massless(tmp_path):
 
 
 def test_zero_orient_quaternion_is_no_rotation_with_a_warning(tmp_path):
-    stage = pendulum(
-        tmp_path,
-        link='quatf xformOp:orient = (0, 0, 0, 0)\nuniform token[] xformOpOrder = ["xformOp:translate", "xformOp:orient"]',
-    )
+    order = 'uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:orient"]'
+    stage = pendulum(tmp_path, link=f"quatf xformOp:orient = (0, 0, 0, 0)\n{order}")
     scene = usdart.load(str(stage))
     assert any("/World/arm/link: xformOp:orient is a zero quaternion" in w for w in scene.warnings)
     # as USD reads it: the same pendulum as one with no orient op at all
@@ -315,3 +308,189 @@ def test_xform_op_order_naming_an_op_that_is_not_authored(tmp_path):
     stage = pendulum(tmp_path, link='uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:rotateXYZ"]')
     scene = usdart.load(str(stage))
     assert any("/World/arm/link: xformOpOrder names xformOp:rotateXYZ, which has no value" in w for w in scene.warnings)
+
+
+# ---- couplings that cannot mean anything -----------------------------------------------------------------
+def gear_pair():
+    """Root body with two revolute children about Z; rev0 mimics rev1 when a test says so."""
+    st = new_stage()
+    body(st, "/World/root")
+    body(st, "/World/g0", pos=(-1, 0, 0))
+    body(st, "/World/g1", pos=(1, 0, 0))
+    joint(st, "/World/fix", "/World/root", None, kind="fixed")
+    root_api(st, "/World/fix")
+    j0 = joint(st, "/World/rev0", "/World/root", "/World/g0", lp0=(-1, 0, 0))
+    j1 = joint(st, "/World/rev1", "/World/root", "/World/g1", lp0=(1, 0, 0))
+    return st, j0, j1
+
+
+def mimic(j, reference: str, **values):
+    apply(j, "PhysxMimicJointAPI:rotZ")
+    j.CreateRelationship("physxMimicJoint:rotZ:referenceJoint", custom=False).SetTargets([Sdf.Path(reference)])
+    for name, value in values.items():
+        set_attr(j, f"physxMimicJoint:rotZ:{name}", value)
+
+
+def stage_error(stage) -> str:
+    with pytest.raises(usdart.UsdartError) as info:
+        usdart.load(stage)
+    return str(info.value)
+
+
+def test_mimic_joint_that_references_itself():
+    st, j0, _ = gear_pair()
+    mimic(j0, "/World/rev0")
+    msg = stage_error(st)
+    assert msg.startswith("/World/rev0:") and "its own DOF" in msg
+
+
+@pytest.mark.parametrize("name", ["naturalFrequency", "dampingRatio"])
+def test_negative_mimic_compliance(name):
+    st, j0, _ = gear_pair()
+    mimic(j0, "/World/rev1", **{name: -1.0})
+    msg = stage_error(st)
+    assert msg.startswith("/World/rev0:") and f"physxMimicJoint:rotZ:{name}" in msg and "at least 0" in msg
+
+
+@pytest.mark.parametrize("name", ["stiffness", "damping", "limitStiffness"])
+def test_negative_fixed_tendon_gains(name):
+    st, j0, j1 = gear_pair()
+    apply(j0, "PhysxTendonAxisRootAPI:t")
+    apply(j1, "PhysxTendonAxisAPI:t")
+    set_attr(j0, f"physxTendon:t:{name}", -3.0)
+    msg = stage_error(st)
+    assert msg.startswith("/World/rev0:") and f"physxTendon:t:{name}" in msg
+
+
+def test_fixed_tendon_axis_with_an_empty_gearing():
+    st, j0, j1 = gear_pair()
+    apply(j0, "PhysxTendonAxisRootAPI:t")
+    apply(j1, "PhysxTendonAxisAPI:t")
+    set_attr(j1, "physxTendon:t:gearing", [], Sdf.ValueTypeNames.FloatArray)
+    msg = stage_error(st)
+    assert msg.startswith("/World/rev1:") and "'physxTendon:t:gearing' is an empty array" in msg
+
+
+def test_spatial_tendon_attachments_without_a_root():
+    st, _, _ = gear_pair()
+    a, b = st.GetPrimAtPath("/World/g0"), st.GetPrimAtPath("/World/g1")
+    apply(a, "PhysxTendonAttachmentAPI:a")
+    apply(b, "PhysxTendonAttachmentLeafAPI:b")
+    b.CreateRelationship("physxTendon:b:parentLink", custom=False).SetTargets([Sdf.Path("/World/g0")])
+    set_attr(b, "physxTendon:b:parentAttachment", "a", Sdf.ValueTypeNames.Token)
+    a.CreateRelationship("physxTendon:a:parentLink", custom=False).SetTargets([Sdf.Path("/World/g1")])
+    set_attr(a, "physxTendon:a:parentAttachment", "b", Sdf.ValueTypeNames.Token)  # a cycle, no root
+    msg = stage_error(st)
+    assert "is not connected to any PhysxTendonAttachmentRootAPI" in msg and msg.startswith("/World/g")
+
+
+def test_a_duplicate_joint_closes_a_loop_and_the_original_keeps_its_mimic():
+    """rev1 copied as /World/aaa_copy (a path that sorts first): the first authored joint stays in the tree,
+    so rev0 still mimics it; the copy is reported as an undeclared loop."""
+    st, j0, j1 = gear_pair()
+    mimic(j0, "/World/rev1", gearing=-1.0)
+    joint(st, "/World/aaa_copy", "/World/root", "/World/g1", lp0=(1, 0, 0))
+    scene = usdart.load(st)
+    art = scene.articulations[0]
+    assert "/World/rev1" in art.joints and art.loop_joints == ["/World/aaa_copy"]
+    assert art.mimic_joints[0]["reference_dof"] == "/World/rev1"
+    assert any("undeclared kinematic loop" in w and "/World/aaa_copy" in w for w in scene.warnings)
+
+
+# ---- files and layers --------------------------------------------------------------------------------------
+def test_missing_and_garbage_sublayers_are_one_line_warnings(tmp_path, capfd):
+    pendulum(tmp_path, name="physics.usda")
+    (tmp_path / "garbage.usda").write_text("#usda 1.0\n garbage {{{\n")
+    root = tmp_path / "robot.usda"
+    root.write_text("#usda 1.0\n(\n    subLayers = [@./missing.usda@, @./garbage.usda@, @./physics.usda@]\n)\n")
+    scene = usdart.load(str(root))
+    usd = [w for w in scene.warnings if w.startswith("USD: ")]
+    assert len(usd) == 2 and "missing.usda" in usd[0] and "garbage.usda" in usd[1]
+    assert all("\n" not in w for w in usd)
+    assert "Warning" not in capfd.readouterr().err  # USD's own multi-line report is not printed
+    with pytest.raises(usdart.UsdartError, match="missing.usda.*--strict"):
+        usdart.load(str(root), strict=True)
+
+
+def test_stage_whose_physics_payload_is_truncated_is_an_error_naming_it(tmp_path):
+    physics = pendulum(tmp_path, name="Physics.usda")
+    text = physics.read_text()
+    physics.write_text(text[: len(text) // 2])
+    root = tmp_path / "robot.usda"
+    root.write_text('#usda 1.0\ndef Xform "World" (\n    prepend payload = @./Physics.usda@</World>\n)\n{\n}\n')
+    msg = load_error(root)
+    assert msg.startswith(str(root)) and "Physics.usda" in msg and "no physics" in msg
+
+
+def test_file_that_is_not_utf8_after_its_header(tmp_path):
+    path = tmp_path / "latin1.usda"
+    path.write_bytes(b'#usda 1.0\ndef Xform "W\xe9lt"\n{\n}\n')
+    msg = load_error(path)
+    assert str(path) in msg
+
+
+@pytest.mark.parametrize(
+    "original, broken",
+    [
+        (b'physics:axis = "Y"', b'physics:axis = "Y\x00Z"'),
+        (b"rel physics:body1 = </World/arm/link>", b"rel physics:body1 = </World/arm/li\x00nk>"),
+        (b'def Xform "link"', b'def Xform "li\x00nk"'),
+        (b'"PhysicsRigidBodyAPI", "PhysicsMassAPI"', b'"PhysicsRigidBody\x00API", "PhysicsMassAPI"'),
+    ],
+)
+def test_nul_bytes(tmp_path, original, broken):
+    """USD's parser either stops the token at the NUL (the axis reads "Y", as USD and PhysX see it) or
+    rejects the file: a usdart error naming the file or prim, never a pxr exception."""
+    stage = pendulum(tmp_path)
+    stage.write_bytes(stage.read_bytes().replace(original, broken, 1))
+    try:
+        scene = usdart.load(str(stage))
+    except usdart.UsdartError as exc:
+        assert str(stage) in str(exc) or str(exc).startswith("/World")
+        return
+    scene.step(5)
+
+
+@pytest.mark.parametrize(
+    "samples, expect", [("{0: 0, 10: inf}", "not all finite"), ("{0: 0, 10: nan}", "not all finite")]
+)
+def test_time_sampled_drive_target_that_is_not_finite(tmp_path, samples, expect):
+    stage = pendulum(
+        tmp_path,
+        hinge=f"float drive:angular:physics:targetPosition.timeSamples = {samples}",
+        hinge_apis=["PhysicsDriveAPI:angular"],
+    )
+    with pytest.raises(usdart.UsdartError) as info:
+        usdart.simulate(str(stage), duration=0.05)
+    assert str(info.value).startswith("/World/arm/hinge: time samples of 'drive:angular:physics:targetPosition'")
+    assert expect in str(info.value)
+
+
+@pytest.mark.parametrize("degrees, loads", [(179.0, True), (-180.0, True), (400.0, False), (-181.0, False)])
+def test_spherical_joint_state_outside_its_coordinate_range(tmp_path, degrees, loads):
+    stage = pendulum(
+        tmp_path,
+        hinge=f"float state:rotY:physics:position = {degrees}",
+        hinge_apis=["PhysicsJointStateAPI:rotY"],
+    )
+    stage.write_text(stage.read_text().replace("PhysicsRevoluteJoint", "PhysicsSphericalJoint"))
+    if loads:
+        scene = usdart.load(str(stage))
+        art = scene.articulations[0]
+        cache = art.create_cache()
+        art.copy_internal_state_to_cache(cache)
+        assert cache.joint_position[1] == pytest.approx(np.radians(degrees))
+        return
+    msg = load_error(stage)
+    assert msg.startswith("/World/arm/hinge:") and "outside [-180, 180] deg" in msg
+
+
+def test_loop_joint_whose_frames_are_far_apart_is_reported_then_stops_with_an_error():
+    """The square loop with its loop joint's frame 3 m off: no pose closes it. Warned at import; the solver's
+    pull diverges, which the step reports instead of returning NaN."""
+    stage = Usd.Stage.Open(str(SAMPLES / "square_loop.usda"))
+    stage.GetPrimAtPath("/World/loopJoint").GetAttribute("physics:localPos0").Set(Gf.Vec3f(-4, 0, 0))
+    scene = usdart.load(stage)
+    assert any(w.startswith("/World/loopJoint: the joint's two frames are 3 m apart") for w in scene.warnings)
+    with pytest.raises(usdart.UsdartError, match="diverged"):
+        scene.step(600)

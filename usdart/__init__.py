@@ -8,7 +8,7 @@ if "pxr" in _sys.modules:  # usd-core reads schema plugins once, when the first 
     _register_schema_plugin()
 from .articulation import Articulation
 from .cache import ArticulationCache, CacheFlag
-from .errors import PhysicsImportError, StageError, UsdartError
+from .errors import PhysicsImportError, SimulationDiverged, StageError, UsdartError
 
 # the objects that read or write USD import pxr on first use, so the numba core imports without it
 _USD_SIDE = {"load": ".scene", "Scene": ".scene", "simulate": ".app.simulation", "Recorder": ".app.simulation"}
@@ -33,6 +33,7 @@ __all__ = [
     "UsdartError",
     "StageError",
     "PhysicsImportError",
+    "SimulationDiverged",
     "simulate",
     "Recorder",
 ]

@@ -15,9 +15,21 @@ from .core.frames import matrix_to_quat
 from .core.kernels.entry import link_motion
 from .core.model import build_model
 from .core.state import set_initial_state, sync_spherical_positions, sync_spherical_quaternions, tree_view
-from .errors import UsdartError
-from .inverse_dynamics import InverseDynamicsMixin
+from .errors import SimulationDiverged, UsdartError
+from .inverse_dynamics import InverseDynamicsMixin, finite_result
 from .values import finite_vector, unit_quaternion
+
+# cache parts that read the articulation's state (the rest are controls: forces, targets)
+_STATE_FLAGS = (
+    CacheFlag.POSITION
+    | CacheFlag.VELOCITY
+    | CacheFlag.ACCELERATION
+    | CacheFlag.ROOT_TRANSFORM
+    | CacheFlag.ROOT_VELOCITIES
+    | CacheFlag.LINK_VELOCITY
+    | CacheFlag.LINK_ACCELERATION
+    | CacheFlag.LINK_INCOMING_JOINT_FORCE
+)
 
 
 class ArticulationControl(NamedTuple):
@@ -36,7 +48,8 @@ class Articulation(InverseDynamicsMixin):
     links in that order and, inside a joint, PhysX's axis order (rotX, rotY, rotZ, transX, transY, transZ).
     The state starts as authored (root body pose and velocity, JointStateAPI); read and change it through
     a cache (`create_cache`, `copy_internal_state_to_cache`, `apply_cache`). `state` and `control` are
-    views of the scene's arrays (leading axis: worlds).
+    views of the scene's arrays (leading axis: worlds). After a step diverged (`SimulationDiverged`),
+    reading the state raises that error again until the scene is reset or a finite state is applied.
 
     `Articulation(desc)` on its own (without a scene) simulates that articulation alone.
     """
@@ -57,15 +70,17 @@ class Articulation(InverseDynamicsMixin):
         self.desc = desc
         self.model = _model if _model is not None else build_articulation_model(desc, gravity, joints)
         self._solo = None
+        self._standalone = _engine is None
         if _engine is None:  # standalone: a scene of one tree
             _engine = Engine(self._solo_model, worlds)
             set_initial_state(_engine.model, _engine.state, _engine.control, 0, desc, self.model)
             _engine.pose_all_worlds()
             _engine.measure_rest_lengths()
+            _engine.members = [self]
         self._engine, self._tree = _engine, int(_tree)
         self._island = int(_engine.model.trees.tree[self._tree, L.T_ISLAND])
         self.worlds = _engine.worlds
-        self.state = tree_view(_engine.model, _engine.state, self._tree)
+        self._state = tree_view(_engine.model, _engine.state, self._tree)
         l0, l1, d0, d1 = (int(x) for x in _engine.model.trees.tree[self._tree, :4])
         ctl = _engine.control
         self.control = ArticulationControl(
@@ -78,6 +93,19 @@ class Articulation(InverseDynamicsMixin):
             [(link - 1) * 6 + AXIS_ORDER.index(d.axis) for link, d in zip(self.model.dof_link, desc.dofs)],
             dtype=np.int64,
         )
+
+    @property
+    def state(self):
+        """This articulation's part of the scene's State (numpy views, leading axis: worlds). Raises
+        `SimulationDiverged` while the scene is stopped by a divergence."""
+        if self._engine.divergence:
+            raise divergence_error(self._engine)
+        return self._state
+
+    def _require_finite(self) -> None:
+        """Raise the scene's SimulationDiverged when a step diverged and nothing has reset it since."""
+        if self._engine.divergence:
+            raise divergence_error(self._engine)
 
     @property
     def _solo_model(self):
@@ -157,9 +185,10 @@ class Articulation(InverseDynamicsMixin):
     def link_transforms(self, world: int = 0) -> np.ndarray:
         """World pose of every link frame (the body prims' frames): rows [x, y, z, qw, qx, qy, qz]."""
         self._check_world(world)
+        self._require_finite()
         out = np.zeros((self.model.n_links, 7))
-        out[:, :3] = self.state.link_pos[world]
-        out[:, 3:] = [matrix_to_quat(R) for R in self.state.link_rot[world]]
+        out[:, :3] = self._state.link_pos[world]
+        out[:, 3:] = [matrix_to_quat(R) for R in self._state.link_rot[world]]
         return out
 
     def _update_poses(self, world: int) -> None:
@@ -176,7 +205,14 @@ class Articulation(InverseDynamicsMixin):
         seconds, leaving the rest of its scene where it is. `scene.step` steps everything."""
         if not dt > 0 or steps < 0:
             raise UsdartError(f"{self.root_link}: need a positive time step and a non-negative step count")
-        self._engine.step(float(dt), int(steps), self._island)
+        engine = self._engine
+        if engine.divergence:
+            raise divergence_error(engine)
+        diverged = engine.step(float(dt), int(steps), self._island)
+        if self._standalone:  # its own clock (in a scene, the scene's clock counts scene steps only)
+            engine.time += int(steps) * float(dt)
+        if diverged:
+            raise divergence_error(engine)
 
     @property
     def integrator(self) -> str:
@@ -238,13 +274,14 @@ class Articulation(InverseDynamicsMixin):
 
     def asleep(self, world: int = 0) -> bool:
         self._check_world(world)
-        return bool(self.state.asleep[world])
+        self._require_finite()
+        return bool(self._state.asleep[world])
 
     def wake(self, world: int | None = None) -> None:
         """Wake one world (or all): changing its state, targets or forces through the API does this."""
         worlds = slice(None) if world is None else world
-        self.state.asleep[worlds] = False
-        self.state.wake_time[worlds] = L.WAKE_TIME
+        self._state.asleep[worlds] = False
+        self._state.wake_time[worlds] = L.WAKE_TIME
 
     # ---- the articulation cache ---------------------------------------------------------------------
     def create_cache(self) -> ArticulationCache:
@@ -278,8 +315,10 @@ class Articulation(InverseDynamicsMixin):
         write-only and left alone). `world` picks one of the articulation's worlds."""
         self._check_cache(cache)
         self._check_world(world)
-        m, st, ctl = self.model, self.state, self.control
+        m, st, ctl = self.model, self._state, self.control
         flags = CacheFlag(flags)
+        if flags & _STATE_FLAGS:
+            self._require_finite()
         if CacheFlag.POSITION in flags:
             cache.joint_position[:] = st.q[world]
         if CacheFlag.VELOCITY in flags:
@@ -311,18 +350,19 @@ class Articulation(InverseDynamicsMixin):
             link_motion(
                 e._box, self._tree, world, np.zeros(len(e.model.trees.v_parent)), velocity_all, acceleration_all
             )
-            velocity[:] = velocity_all[l0 : l0 + m.n_links]
-            acceleration[:] = acceleration_all[l0 : l0 + m.n_links]
+            velocity[:] = finite_result(velocity_all[l0 : l0 + m.n_links], self.root_link, "link velocities")
+            acceleration[:] = finite_result(acceleration_all[l0 : l0 + m.n_links], self.root_link, "link accelerations")
             if CacheFlag.LINK_VELOCITY in flags:
                 cache.link_velocity[:] = velocity
             if CacheFlag.LINK_ACCELERATION in flags:
                 cache.link_acceleration[:] = acceleration
             if CacheFlag.LINK_INCOMING_JOINT_FORCE in flags:
                 self._incoming_joint_forces(cache.link_incoming_joint_force, world)
+                finite_result(cache.link_incoming_joint_force, self.root_link, "incoming joint forces")
 
     def _incoming_joint_forces(self, out, world: int) -> None:
         """ws.force (world, at the origin) as [force; torque] in each link's child joint frame."""
-        m, st = self.model, self.state
+        m, st = self.model, self._state
         l0 = int(self._engine.model.trees.tree[self._tree, L.T_LINK0])
         force_all = self._engine.work.force[world, l0 : l0 + m.n_links]
         out[0] = 0.0
@@ -336,10 +376,14 @@ class Articulation(InverseDynamicsMixin):
     def apply_cache(self, cache: ArticulationCache, flags: CacheFlag = CacheFlag.ALL, world: int = 0) -> None:
         """Write the selected parts of the cache into the articulation; positions and root transform
         recompute the link poses. Read-only parts (accelerations, link velocities, accelerations and
-        incoming joint forces) are not applied. `world` picks one of the articulation's worlds."""
+        incoming joint forces) are not applied. `world` picks one of the articulation's worlds.
+
+        After a divergence, a world whose whole state is finite again once the cache is applied (every
+        tree of it: apply positions, velocities and, for a floating base, root transform and velocities)
+        steps again; while any world still fails, the scene stays diverged."""
         self._check_cache(cache)
         self._check_world(world)
-        m, st, ctl = self.model, self.state, self.control
+        m, st, ctl = self.model, self._state, self.control
         flags = CacheFlag(flags)
         where = self.root_link
         if CacheFlag.POSITION in flags:
@@ -378,6 +422,8 @@ class Articulation(InverseDynamicsMixin):
         if flags & (CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM):
             self._engine.update_poses(world)
         self.wake(world)
+        if self._engine.divergence:
+            self._engine.recover(world)
 
     def summary(self) -> dict:
         """Plain-data view (the `usdart inspect --json` entry)."""
@@ -398,3 +444,49 @@ class Articulation(InverseDynamicsMixin):
     def __repr__(self) -> str:
         base = "fixed" if self.fixed_base else "floating"
         return f"Articulation({self.root_link!r}, {base} base, {len(self.desc.links)} links, {self.dof_count} DOFs)"
+
+
+_ROOT_VELOCITY = ("linear x", "linear y", "linear z", "angular x", "angular y", "angular z")
+
+
+def divergence_error(engine: Engine) -> SimulationDiverged:
+    """The one-line SimulationDiverged of an engine's earliest divergence (ties: the lowest world): which
+    articulation or free body, when (and in which world), what was wrong, and what to try."""
+    d = min(engine.divergence.values(), key=lambda d: (d.time, d.world))
+    desc = engine.members[d.tree].desc
+    if len(desc.links) == 1 and desc.joints[0] is None and not desc.fixed_base:
+        who = "rigid body"
+    else:
+        who = "articulation" if desc.root_link == desc.api_prim else f"articulation (root link {desc.root_link})"
+    where = f" in world {d.world} of {engine.worlds}" if engine.worlds > 1 else ""
+    others = sorted(w for w in engine.divergence if w != d.world)
+    if others:
+        shown = ", ".join(str(w) for w in others[:5]) + (", ..." if len(others) > 5 else "")
+        where += f" (worlds {shown} too)"
+    finite = bool(np.isfinite(d.value))
+    value, unit = f"{d.value:.3g}", ""
+    if d.what == "joint velocity":
+        dof = desc.dofs[d.index]
+        unit = " rad/s" if dof.axis.startswith("rot") else " m/s"
+        detail = f"joint velocity of {dof.name} is {value}{unit if finite else ''}"
+    elif d.what == "root velocity":
+        unit = " rad/s" if d.index >= 3 else " m/s"
+        detail = f"root {_ROOT_VELOCITY[d.index]} velocity is {value}{unit if finite else ''}"
+    elif d.what == "joint position":
+        detail = f"joint position of {desc.dofs[d.index].name} is {value}"
+    elif d.what == "root pose":
+        detail = f"root {'position' if d.index < 3 else 'orientation'} is {value}"
+    elif d.what == "link position":
+        detail = f"position of link {desc.links[d.index]} is {value}"
+    else:
+        detail = "its state is not finite"
+    if finite and d.what.endswith("velocity"):
+        detail += f", beyond the bound of {d.bound:.3g}{unit}"
+    return SimulationDiverged(
+        desc.api_prim,
+        f"{who} diverged at t = {d.time:.6g} s{where}: {detail}; try a smaller time step (a higher "
+        f"physxScene:timeStepsPerSecond than {1.0 / d.dt:.6g}) or more solver iterations, and check link "
+        "masses and inertias",
+        d.time,
+        d.world,
+    )

@@ -25,3 +25,17 @@ class AuthoringError(UsdartError):
         self.prim_path = str(prim_path) if prim_path is not None else None
         self.reason = message
         super().__init__(f"{self.prim_path}: {message}" if self.prim_path else message)
+
+
+class SimulationDiverged(UsdartError):
+    """A simulated state stopped being finite or physical (a velocity beyond
+    usdart.core.layout.DIVERGENCE_SPEED): the scene stops that world and refuses to read its state until
+    it is reset (`Scene.reset`) or given a new finite state (`Articulation.apply_cache`). `prim_path`: the
+    articulation (its root-API prim, or a free body's prim), `time`: simulated seconds, `world`: its index."""
+
+    def __init__(self, prim_path, message, time: float, world: int = 0):
+        self.prim_path = str(prim_path)
+        self.reason = message
+        self.time = float(time)
+        self.world = int(world)
+        super().__init__(f"{self.prim_path}: {message}")

@@ -24,6 +24,28 @@ from .values import finite_vector, unit_quaternion, vector
 _ZERO3 = np.zeros(3)
 
 
+def finite_result(values: np.ndarray, where: str, what: str) -> np.ndarray:
+    """`values` when every entry is finite; else an error naming the articulation (`where`). Inputs are
+    checked finite on the way in, so a non-finite result is an overflow of absurd magnitudes."""
+    if not np.all(np.isfinite(values)):
+        raise UsdartError(
+            f"{where}: the {what} came out non-finite from a finite state (an overflow: check for absurd "
+            "link masses, inertias, gravity, forces or velocities)"
+        )
+    return values
+
+
+def _solve(A: np.ndarray, b: np.ndarray, where: str) -> np.ndarray:
+    """A^-1 b for the floating root's 6 x 6 mass block; an error naming the articulation when singular."""
+    try:
+        return np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        raise UsdartError(
+            f"{where}: the floating root's mass matrix is singular (massless root and subtree?); give the "
+            "root link a mass and an inertia"
+        ) from None
+
+
 class InverseDynamicsMixin:
     """Methods shared by `Articulation`; needs `self.model`, `self.root_link` and `self._check_cache`. The
     kernels run on the cache's scratch scene (this tree alone, tree 0, world 0)."""
@@ -67,21 +89,22 @@ class InverseDynamicsMixin:
             1.0 if velocities else 0.0,
             out,
         )
-        return out
+        return finite_result(out, self.root_link, "joint forces")
 
     def _generalized_mass(self, cache) -> np.ndarray:
         m = self.model
         b = self._load(cache, velocities=False)
         H = np.zeros((m.n_root + m.n_dofs, m.n_root + m.n_dofs))
         mass_matrix(b, 0, 0, False, H)
-        return H
+        return finite_result(H, self.root_link, "mass matrix")
 
     def _free_root(self, cache, generalized: np.ndarray) -> np.ndarray:
         """Joint forces when the floating root may move freely: tau_j - H_j0 H_00^-1 f_0."""
         if self.model.n_root == 0:
             return generalized
         H = self._generalized_mass(cache)
-        return generalized[6:] - H[6:, :6] @ np.linalg.solve(H[:6, :6], generalized[:6])
+        tau = generalized[6:] - H[6:, :6] @ _solve(H[:6, :6], generalized[:6], self.root_link)
+        return finite_result(tau, self.root_link, "joint forces")
 
     def _joint_result(self, cache, values) -> np.ndarray:
         cache.joint_force[:] = values
@@ -121,6 +144,7 @@ class InverseDynamicsMixin:
         tau = finite_vector(cache.joint_force, m.n_dofs, self.root_link, "joint_force")
         cache._control.link_wrench[0] = 0.0  # no link forces
         forward_dynamics(b, 0, 0, tau, cache._control.link_wrench[0], m.gravity, out)
+        finite_result(out, self.root_link, "joint accelerations")
         if m.n_root:
             cache.root_linear_acceleration[:] = out[:3]
             cache.root_angular_acceleration[:] = out[3:6]
@@ -148,7 +172,9 @@ class InverseDynamicsMixin:
         """Joint-space mass matrix without armature (n x n); floating: with the root free (Schur complement)."""
         H = self._generalized_mass(cache)
         if self.model.n_root:
-            H = H[6:, 6:] - H[6:, :6] @ np.linalg.solve(H[:6, :6], H[:6, 6:])
+            H = finite_result(
+                H[6:, 6:] - H[6:, :6] @ _solve(H[:6, :6], H[:6, 6:], self.root_link), self.root_link, "mass matrix"
+            )
         cache.mass_matrix = H
         return H.copy()
 
@@ -158,6 +184,7 @@ class InverseDynamicsMixin:
         link COM in world axes; columns [root v, root w (floating)] then DOFs. Returns (rows, cols)."""
         b = self._load(cache, velocities=False)
         jacobians(b, 0, 0, True, cache.dense_jacobian)
+        finite_result(cache.dense_jacobian, self.root_link, "Jacobian")
         return cache.dense_jacobian.shape
 
     def compute_centroidal_momentum_matrix(self, cache: ArticulationCache) -> tuple[np.ndarray, np.ndarray]:
@@ -173,6 +200,8 @@ class InverseDynamicsMixin:
         nv = m.n_root + m.n_dofs
         A, bias = np.zeros((6, nv)), np.zeros(6)
         centroidal(b, 0, 0, np.zeros(m.n_dofs), np.zeros(6), np.zeros((m.n_links, 6)), _ZERO3, np.zeros(nv), A, bias)
+        finite_result(A, self.root_link, "centroidal momentum matrix")
+        finite_result(bias, self.root_link, "centroidal momentum bias")
         cache.centroidal_momentum_matrix = A
         cache.centroidal_momentum_bias = bias
         return A.copy(), bias.copy()

@@ -4,25 +4,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from .articulation import Articulation
+from .articulation import Articulation, divergence_error
+from .core import layout as L
 from .core.articulation_model import build_articulation_model, locked_axes
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
 from .core.model import build_model, constraint_joint
-from .core.state import set_initial_state
+from .core.state import set_initial_state, zeros_control, zeros_state
 from .errors import UsdartError
 from .usd.importer import read_stage
 
 
 class Scene:
     """Articulations (sorted by root link path), free bodies and scene settings of a stage, simulated as one
-    model: one kernel call steps every articulation, free body and joint between them in every world."""
+    model: one kernel call steps every articulation, free body and joint between them in every world.
+
+    Divergence: every step checks every stepped articulation and free body (finite state, no velocity
+    beyond `divergence_speed`). A world that fails stops there and `step` raises `SimulationDiverged`
+    (naming the articulation, the time and what was wrong); from then on reading any state of the scene
+    raises it again, until `reset()` or `Articulation.apply_cache` writes a finite state into every
+    diverged world."""
 
     def __init__(self, stage, description: SceneDescription, worlds: int = 1, integrator: str = "euler"):
         self.stage = stage
         self.description = description
         self.worlds = int(worlds)
-        self.time = 0.0
         gravity, joints = description.settings.gravity, description.joints
         descs = list(description.articulations)
         # a free rigid body moves like a one-link floating articulation
@@ -35,11 +41,13 @@ class Scene:
         crossing = self._crossing_joints(descs)
         model = build_model(trees, [constraint_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
         self._engine = engine = Engine(model, self.worlds)
+        self._descs, self._trees = descs, trees
         for t, (desc, tree) in enumerate(zip(descs, trees)):
             set_initial_state(model, engine.state, engine.control, t, desc, tree)
         engine.pose_all_worlds()
         engine.measure_rest_lengths()
         members = [Articulation(d, _engine=engine, _tree=t, _model=m) for t, (d, m) in enumerate(zip(descs, trees))]
+        engine.members = members
         n_art = len(description.articulations)
         self.articulations = members[:n_art]
         self._free = dict(zip(free_paths, members[n_art:]))
@@ -88,13 +96,70 @@ class Scene:
             raise UsdartError(f"unknown integrator {name!r} (use 'euler' or 'rk4')")
         self._engine.set_integrator(name == "rk4")
 
+    @property
+    def time(self) -> float:
+        """Simulated seconds since the start (or the last `reset()`)."""
+        return self._engine.time
+
+    @time.setter
+    def time(self, seconds: float) -> None:
+        self._engine.time = float(seconds)
+
     def step(self, n: int = 1) -> None:
-        """Advance every articulation and free body, in every world, by n steps of `time_step`."""
+        """Advance every articulation and free body, in every world, by n steps of `time_step`.
+
+        Raises `SimulationDiverged` when a world's state stops being finite or physical (see the class);
+        that world stops at the failing step, the others complete the n steps, and `time` advances by n."""
         steps = int(n)
         if steps != n or steps < 0:
             raise UsdartError(f"step count must be a whole number >= 0, got {n}")
-        self._engine.step(self.time_step, steps)
-        self.time += n * self.time_step
+        engine = self._engine
+        if engine.divergence:
+            raise divergence_error(engine)
+        diverged = engine.step(self.time_step, steps)
+        engine.time += n * self.time_step
+        if diverged:
+            raise divergence_error(engine)
+
+    @property
+    def diverged(self) -> bool:
+        """True while a world is stopped by a divergence (state reads raise `SimulationDiverged`)."""
+        return bool(self._engine.divergence)
+
+    def reset(self, world: int | None = None) -> None:
+        """Put every articulation and free body back in its authored initial state (poses, joint states,
+        velocities, drive targets; joint and link forces cleared), in one world or all of them, and clear
+        a divergence there. Settings (time step, integrator, sleep thresholds, `divergence_speed`,
+        drive-limit flags) stay as they are; resetting all worlds sets `time` to 0."""
+        if world is not None and not 0 <= world < self.worlds:
+            raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
+        engine = self._engine
+        model = engine.model
+        state, control = zeros_state(model, 1), zeros_control(model, 1)
+        for t, (desc, tree) in enumerate(zip(self._descs, self._trees)):
+            set_initial_state(model, state, control, t, desc, tree)
+        worlds = range(self.worlds) if world is None else [int(world)]
+        for w in worlds:
+            for target, fresh in zip(engine.state, state):
+                target[w] = fresh[0]
+            for target, fresh in zip(engine.control[:4], control[:4]):  # not tree_settings
+                target[w] = fresh[0]
+            engine.clear(w)
+            engine.update_poses(w)
+        if world is None:
+            engine.time = 0.0
+
+    @property
+    def divergence_speed(self) -> float:
+        """The divergence guard's velocity bound in m/s and rad/s (default 1e8, see
+        usdart.core.layout.DIVERGENCE_SPEED); `inf` keeps only the finiteness check."""
+        return float(self._engine.control.tree_settings[:, L.TS_DIVERGENCE_SPEED].max(initial=L.DIVERGENCE_SPEED))
+
+    @divergence_speed.setter
+    def divergence_speed(self, value: float) -> None:
+        if not value > 0:
+            raise UsdartError(f"divergence speed must be a positive number (m/s, rad/s), got {value}")
+        self._engine.control.tree_settings[:, L.TS_DIVERGENCE_SPEED] = float(value)
 
     def set_drive_target(
         self, dof: str, position: float | None = None, velocity: float | None = None, world: int | None = None
@@ -167,12 +232,13 @@ class Scene:
         )
 
 
-def load(source, worlds: int = 1, integrator: str = "euler") -> Scene:
+def load(source, worlds: int = 1, integrator: str = "euler", strict: bool = False) -> Scene:
     """Import a USD stage (file path or open `Usd.Stage`) into a `Scene`; `worlds` independent copies of
-    its state are stepped together (parameter sweeps, learning)."""
+    its state are stepped together (parameter sweeps, learning). `strict`: a sublayer, reference or payload
+    that cannot be loaded is an error, not a warning."""
     if int(worlds) < 1:
         raise UsdartError(f"worlds must be at least 1, got {worlds}")
-    stage, description = read_stage(source)
+    stage, description = read_stage(source, strict=strict)
     return Scene(stage, description, int(worlds), integrator)
 
 

@@ -2,11 +2,19 @@
 
 What `Scene` and `Articulation` use to step and to refresh poses; nothing here knows USD. The records are
 boxed once (usdart.core.kernels.box), so a step from Python costs one small dispatch.
+
+Divergence: the step kernel checks every stepped tree after every step (usdart.core.kernels.step,
+`tree_in_bounds`) and stops a world whose state is not finite or moves faster than its bound
+(layout.DIVERGENCE_SPEED). `Engine.step` then returns True and `divergence` holds, per diverged world, what
+failed where; the public objects turn that into `SimulationDiverged` and refuse to read the state until
+`recover` (a new finite state written) or `clear` (a reset) puts the world back.
 """
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -16,6 +24,19 @@ from .kernels import entry
 from .kernels.box import box
 from .model import Model
 from .state import workspace, zeros_control, zeros_state
+
+
+class Divergence(NamedTuple):
+    """A world stopped by the divergence guard: the first tree that failed it and what was wrong."""
+
+    world: int
+    tree: int
+    time: float  # simulated time at the end of the step whose state failed (Engine.time + steps * dt)
+    dt: float  # that step's time step
+    what: str  # "joint velocity", "root velocity", "joint position", "root pose" or "link position"
+    index: int  # tree-local DOF; root velocity [vx vy vz wx wy wz] or pose [x y z qw qx qy qz]; tree-local link
+    value: float  # the offending value (NaN, +-inf, or a speed beyond the bound)
+    bound: float  # the tree's speed bound (control.tree_settings[:, TS_DIVERGENCE_SPEED])
 
 
 class Engine:
@@ -31,21 +52,30 @@ class Engine:
         self._box = box((model, self.state, self.control, self.work))
         self._threads: ThreadPoolExecutor | None = None
         self._thread_count = 0
+        self.time = 0.0  # simulated seconds (the scene's clock; divergence times count from it)
+        self.divergence: dict[int, Divergence] = {}  # per diverged world; empty while everything is finite
+        self.members: list = []  # the public object of each tree (set by its owner; names in error messages)
+        self._dof_tree: np.ndarray | None = None
 
     def set_integrator(self, rk4: bool) -> None:
         """RK4 needs the articulated-body scratch; it is allocated the first time RK4 is chosen."""
         if rk4 and self.work.rk.shape[0] != self.worlds:
+            diverged = self.work.diverged
             self.work = workspace(self.model, self.worlds, articulated=True)
+            self.work.diverged[:] = diverged
             self._box = box((self.model, self.state, self.control, self.work))
         self.rk4 = bool(rk4)
 
-    def step(self, dt: float, steps: int = 1, island: int = -1) -> None:
+    def step(self, dt: float, steps: int = 1, island: int = -1) -> bool:
         """`steps` steps of dt in every world (every island, or only `island`): one kernel call per thread.
-        dt a float, steps and island ints (the callers check them)."""
+        dt a float, steps and island ints (the callers check them). True when a world diverged: it stopped
+        at the failing step (the others ran on) and `divergence` says where and what."""
         kernel = entry.step_rk4 if self.rk4 else entry.step
         if self.worlds == 1:
-            kernel(self._box, 0, 1, island, dt, steps)
-            return
+            if kernel(self._box, 0, 1, island, dt, steps):
+                self._record(dt)
+                return True
+            return False
         threads = min(self.worlds, numba.get_num_threads())
         # the kernel releases the GIL: one contiguous block of worlds per thread, the same compiled step
         if self._thread_count != threads:
@@ -56,8 +86,86 @@ class Engine:
             self._threads.submit(kernel, self._box, int(w0), int(w1), island, float(dt), int(steps))
             for w0, w1 in zip(bounds[:-1], bounds[1:])
         ]
+        diverged = 0
         for job in jobs:
-            job.result()
+            diverged += job.result()
+        if diverged:
+            self._record(dt)
+            return True
+        return False
+
+    # ---- the divergence guard's report ---------------------------------------------------------------
+    def _record(self, dt: float) -> None:
+        """A Divergence for every world the kernel newly stopped (ws.diverged set, not yet recorded)."""
+        for w in np.flatnonzero(self.work.diverged[:, L.DV_STEP]):
+            w = int(w)
+            if w not in self.divergence:
+                step, tree = (int(x) for x in self.work.diverged[w])
+                self.divergence[w] = Divergence(w, tree, self.time + step * dt, dt, *self._diagnose(w, tree))
+
+    def _diagnose(self, w: int, t: int) -> tuple[str, int, float, float]:
+        """(what, index, value, bound) of tree t in world w: a non-finite velocity, else the fastest one
+        beyond the bound, else a non-finite position (the state is as the failing step left it)."""
+        l0, l1, d0, d1 = (int(x) for x in self.model.trees.tree[t, :4])
+        st, bound = self.state, float(self.control.tree_settings[t, L.TS_DIVERGENCE_SPEED])
+        speeds = (("joint velocity", st.qd[w, d0:d1]), ("root velocity", st.root_vel[w, t]))
+        for what, values in speeds:
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
+                return what, int(bad[0]), float(values[bad[0]]), bound
+        for what, values in speeds:
+            if values.size and np.abs(values).max() > bound:
+                k = int(np.argmax(np.abs(values)))
+                return what, k, float(values[k]), bound
+        for what, values in (("joint position", st.q[w, d0:d1]), ("root pose", self._root_pose(w, t))):
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
+                return what, int(bad[0]), float(values[bad[0]]), bound
+        links = st.link_pos[w, l0:l1]
+        bad = np.flatnonzero(~np.all(np.isfinite(links), axis=1))
+        if bad.size:
+            row = links[bad[0]]
+            return "link position", int(bad[0]), float(row[~np.isfinite(row)][0]), bound
+        return "state", -1, math.nan, bound  # not reached: the kernel found something
+
+    def _root_pose(self, w: int, t: int) -> np.ndarray:
+        return np.concatenate([self.state.root_pos[w, t], self.state.root_quat[w, t]])
+
+    def in_bounds(self, world: int) -> bool:
+        """Whether every tree of a world passes the divergence guard (as the kernel checks it), its joint
+        quaternions included: the test for a world written from Python after it diverged."""
+        st, m, w = self.state, self.model, int(world)
+        if self._dof_tree is None:
+            self._dof_tree = m.links.link[m.dofs.dof[:, L.D_LINK], L.L_TREE]
+        bound = self.control.tree_settings[:, L.TS_DIVERGENCE_SPEED]
+        positions = (st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w])
+        return bool(
+            np.all(np.abs(st.qd[w]) <= bound[self._dof_tree])
+            and np.all(np.abs(st.root_vel[w]) <= bound[:, None])
+            and all(np.all(np.isfinite(x)) for x in positions)
+        )
+
+    def recover(self, world: int) -> bool:
+        """After the state of a diverged world was written: when it passes the guard, the world steps
+        again (link poses from the state, non-finite accelerations of the failed step zeroed). False when
+        it still fails (the world stays stopped)."""
+        w = int(world)
+        if w not in self.divergence:
+            return True
+        if not self.in_bounds(w):
+            return False
+        self.update_poses(w)
+        if not np.all(np.isfinite(self.state.link_pos[w])):
+            return False
+        for acc in (self.state.qdd[w], self.state.root_acc[w]):
+            acc[~np.isfinite(acc)] = 0.0
+        self.clear(w)
+        return True
+
+    def clear(self, world: int) -> None:
+        """Forget a world's divergence (its state was reset from outside)."""
+        self.divergence.pop(int(world), None)
+        self.work.diverged[int(world)] = 0
 
     def pose_all_worlds(self) -> None:
         """Link poses of every world from the state (at build): a zero-step call of the serial step, which

@@ -71,9 +71,22 @@ TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_U
 # model.mimic_par (n, 4)
 MP_GEARING, MP_OFFSET, MP_FREQUENCY, MP_DAMPING_RATIO = range(4)
 
-# control.tree_settings (n_trees, 2) float: what users may change between steps
-TS_SLEEP_THRESHOLD, TS_DRIVE_LIMITS_ARE_FORCES = range(2)
-TREE_SETTING_COLUMNS = 2
+# control.tree_settings (n_trees, 3) float: what users may change between steps
+TS_SLEEP_THRESHOLD, TS_DRIVE_LIMITS_ARE_FORCES, TS_DIVERGENCE_SPEED = range(3)
+TREE_SETTING_COLUMNS = 3
+
+# The divergence guard: after every step each stepped tree's joint and root velocities must be finite and
+# at most DIVERGENCE_SPEED (m/s or rad/s; TS_DIVERGENCE_SPEED per tree), its positions and link positions
+# finite. 1e8 is far beyond any mechanism a rigid-body solver is meant for (jet turbines and
+# ultracentrifuges turn at ~1e4 rad/s, a rifle bullet flies at ~1e3 m/s; 1e8 m/s is a third of the speed
+# of light) and far below where the dynamics overflow (velocity products in the bias forces reach 1e308
+# only near 1e150): a state that gets there has blown up, and the next steps would only grow it into
+# inf and NaN. At the rates stages step at (60 Hz and up) it is also over 1e6 m or rad of motion a step.
+DIVERGENCE_SPEED = 1e8
+# work.diverged (W, 2) int64: per world, the step of the kernel call whose state failed the guard (1-based;
+# 0: none) and the first tree that failed it; a world with a nonzero entry is not stepped again
+DV_STEP, DV_TREE = range(2)
+DIVERGED_COLUMNS = 2
 
 # integrators
 EULER, RK4 = 0, 1

@@ -37,7 +37,8 @@ class Control(NamedTuple):
     target_position: np.ndarray  # (W, n_dofs)
     target_velocity: np.ndarray  # (W, n_dofs)
     link_wrench: np.ndarray  # (W, n_links, 6) [force; torque] at each link COM, world, for the next step
-    tree_settings: np.ndarray  # (n_trees, TREE_SETTING_COLUMNS): TS_* (sleep threshold, maxForce as force)
+    tree_settings: np.ndarray  # (n_trees, TREE_SETTING_COLUMNS): TS_* (sleep threshold, maxForce as force,
+    # divergence speed)
 
 
 class Workspace(NamedTuple):
@@ -67,6 +68,7 @@ class Workspace(NamedTuple):
     frames: np.ndarray  # (W, 2, 4, 4) a joint's two frames in world
     vec: np.ndarray  # (W, 10, 6) small vectors
     posed: np.ndarray  # (W, n_dofs + 4 n_links + 7 n_trees): the positions the link poses are of
+    diverged: np.ndarray  # (W, DIVERGED_COLUMNS) int64: DV_* (the divergence guard's report; not scratch)
     # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
     art_inertia: np.ndarray  # (W', n_links, 6, 6)
     art_bias: np.ndarray  # (W', n_links, 6)
@@ -126,6 +128,7 @@ def zeros_control(model: Model, worlds: int) -> Control:
     n, nd, nt, _, _ = sizes(model)
     settings = np.zeros((nt, L.TREE_SETTING_COLUMNS))
     settings[:, L.TS_DRIVE_LIMITS_ARE_FORCES] = 1.0
+    settings[:, L.TS_DIVERGENCE_SPEED] = L.DIVERGENCE_SPEED
     return Control(
         np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)), settings
     )
@@ -160,6 +163,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         frames=z((worlds, 2, 4, 4)),
         vec=z((worlds, 10, 6)),
         posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
+        diverged=np.zeros((worlds, L.DIVERGED_COLUMNS), np.int64),
         art_inertia=z((wa, n, 6, 6)),
         art_bias=z((wa, n, 6)),
         dof_u=z((wa, nd, 6)),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..layout import D_V, DP_ARMATURE, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT, T_V0, T_V1
+from ..layout import D_V, DP_ARMATURE, DV_STEP, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT, T_V0, T_V1
 from .aba import aba
 from .centroidal import about_com, centroidal_matrix
 from .crba import composite_inertias
@@ -53,36 +53,52 @@ def _refresh_poses(m, st, ws, w):
 def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(m, st, ws, w)
-    for _ in range(steps):
+    diverged = 0
+    for s in range(steps):
         for w in range(w0, w1):
-            step_world(m, st, ctl, ws, w, dt, only_island)
+            if ws.diverged[w, DV_STEP] == 0 and step_world(m, st, ctl, ws, w, dt, only_island):
+                ws.diverged[w, DV_STEP] = s + 1
+                diverged += 1
+        if diverged == w1 - w0:
+            break
     for w in range(w0, w1):
         remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
+    return diverged
 
 
 @njit(cache=True, _nrt=False)
 def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(m, st, ws, w)
-    for _ in range(steps):
+    diverged = 0
+    for s in range(steps):
         for w in range(w0, w1):
-            step_world_rk4(m, st, ctl, ws, w, dt, only_island)
+            if ws.diverged[w, DV_STEP] == 0 and step_world_rk4(m, st, ctl, ws, w, dt, only_island):
+                ws.diverged[w, DV_STEP] = s + 1
+                diverged += 1
+        if diverged == w1 - w0:
+            break
     for w in range(w0, w1):
         remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
+    return diverged
 
 
 @njit(cache=True, nogil=True)
 def step(b, w0, w1, only_island, dt, steps):
     """`steps` Euler steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0).
-    Releases the GIL: Python threads step disjoint world ranges in parallel (usdart.core.engine)."""
+    Releases the GIL: Python threads step disjoint world ranges in parallel (usdart.core.engine).
+
+    Returns how many of the worlds diverged (usdart.core.layout.DIVERGENCE_SPEED): such a world stops
+    at the step whose new state failed the guard, with that step (1-based) and the first failing tree in
+    ws.diverged[w]; a world whose entry is already set is not stepped."""
     m, st, ctl, ws = b.value
-    _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps)
+    return _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
 @njit(cache=True, nogil=True)
 def step_rk4(b, w0, w1, only_island, dt, steps):
     m, st, ctl, ws = b.value
-    _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps)
+    return _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
 @njit(cache=True)

@@ -7,7 +7,9 @@ For each island (trees joined by joints outside them; usually one articulation o
 3. fill the island's constraint rows and solve them by PGS (usdart.core.kernels.solver);
 4. per tree, move positions with the position-iteration velocity (RK4: the stages' mean velocity plus
    the rows' change), store velocities and accelerations, clear the step's link forces, update the link
-   poses, and run the sleep test.
+   poses, and run the sleep test;
+5. per tree, the divergence guard (`tree_in_bounds`): a world step returns True when a tree's new state
+   is not finite or moves faster than its bound, and the caller stops stepping that world.
 The link poses in the state follow the positions after every step, so a step reads them as they are.
 Only `step_world` / `step_world_rk4` see the whole model, state and workspace; each compiles once, and
 the RK4 one only when a scene uses RK4.
@@ -20,6 +22,7 @@ from numba import njit
 from ..layout import (
     D_V,
     DP_DAMPING,
+    DV_TREE,
     I_ROW0,
     I_ROW1,
     I_TREE0,
@@ -31,6 +34,7 @@ from ..layout import (
     T_ROOT,
     T_V0,
     T_V1,
+    TS_DIVERGENCE_SPEED,
     TS_SLEEP_THRESHOLD,
     WAKE_TIME,
 )
@@ -40,6 +44,8 @@ from .kinematics import link_velocities, posed_frames, root_com, tree_poses, wor
 from .sleep import below_threshold, pushed
 from .smooth import unconstrained_velocity
 from .solver import fill_rows, solve_island
+
+_FLOAT_MAX = 1.7976931348623157e308  # finite: |x| <= the largest double (inf and NaN fail)
 
 
 @njit(cache=True, _nrt=False)
@@ -198,6 +204,44 @@ def end_poses(
         for a in range(6):
             root_vel[t, a] = 0.0
             root_acc[t, a] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def tree_in_bounds(tree, t, bound, q, qd, root_pos, root_quat, root_vel, pos):
+    """The divergence guard on tree t's new state: every joint and root velocity finite and at most
+    `bound` in magnitude (layout.DIVERGENCE_SPEED), joint positions, root pose and link positions finite.
+    One comparison per value (NaN fails every comparison); no writes."""
+    l0, l1, d0, d1 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1]
+    ok = True
+    for k in range(d0, d1):
+        ok &= abs(qd[k]) <= bound
+        ok &= abs(q[k]) <= _FLOAT_MAX
+    for a in range(6):
+        ok &= abs(root_vel[t, a]) <= bound
+    for a in range(4):
+        ok &= abs(root_quat[t, a]) <= _FLOAT_MAX
+    for a in range(3):
+        ok &= abs(root_pos[t, a]) <= _FLOAT_MAX
+    for i in range(l0, l1):
+        for a in range(3):
+            ok &= abs(pos[i, a]) <= _FLOAT_MAX
+    return ok
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def in_bounds(m, st, ctl, w, t):
+    """tree_in_bounds on tree t of world w with its bound."""
+    return tree_in_bounds(
+        m.trees.tree,
+        t,
+        ctl.tree_settings[t, TS_DIVERGENCE_SPEED],
+        st.q[w],
+        st.qd[w],
+        st.root_pos[w],
+        st.root_quat[w],
+        st.root_vel[w],
+        st.link_pos[w],
+    )
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -373,8 +417,11 @@ def finish_poses(m, st, ctl, w, t, falls):
 
 @njit(cache=True, _nrt=False)
 def step_world(m, st, ctl, ws, w, dt, only_island):
-    """Advance world w by dt, semi-implicit Euler (every island, or only `only_island` when >= 0)."""
+    """Advance world w by dt, semi-implicit Euler (every island, or only `only_island` when >= 0). True
+    when a tree's new state fails the divergence guard (the first such tree into ws.diverged[w, DV_TREE];
+    the other islands still finish the step)."""
     tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
+    diverged = False
     for isl in range(island.shape[0]):
         if only_island >= 0 and isl != only_island:
             continue
@@ -389,6 +436,10 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
             falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
             euler_positions(m, st, ws, w, members[e], dt)
             finish_poses(m, st, ctl, w, members[e], falls)
+            if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
+                ws.diverged[w, DV_TREE] = members[e]
+                diverged = True
+    return diverged
 
 
 # ---- RK4 ------------------------------------------------------------------------------------------------
@@ -622,8 +673,9 @@ def rk4_positions(m, st, ws, w, t, dt):
 @njit(cache=True, _nrt=False)
 def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
     """As step_world, with the smooth dynamics integrated by classical RK4 and the constraint rows'
-    velocity changes added on top (pure RK4 while no row acts)."""
+    velocity changes added on top (pure RK4 while no row acts); True when the divergence guard fails."""
     tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
+    diverged = False
     for isl in range(island.shape[0]):
         if only_island >= 0 and isl != only_island:
             continue
@@ -639,3 +691,7 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
             rk4_positions(m, st, ws, w, members[e], dt)
             finish_poses(m, st, ctl, w, members[e], falls)
+            if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
+                ws.diverged[w, DV_TREE] = members[e]
+                diverged = True
+    return diverged

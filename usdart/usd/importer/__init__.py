@@ -11,7 +11,7 @@ import os
 import warnings as _py_warnings
 
 import numpy as np
-from pxr import Sdf, Usd, UsdPhysics
+from pxr import Sdf, Tf, Usd, UsdPhysics
 
 from ...core.description import SceneDescription
 from ...core.frames import decompose
@@ -23,7 +23,7 @@ from .diagnostics import collected_usd_reports
 from .joints import BodyResolver, joint_kind, read_joint, warn_open_constraints, warn_separated_frames
 from .stage_settings import open_stage, read_settings
 from .topology import Topology, check_free_body
-from .transforms import WorldTransforms
+from .transforms import WorldTransforms, check_ops
 from .usd_values import read
 
 _register_schema_plugin()  # before this package opens any stage
@@ -47,7 +47,12 @@ def _parse(stage: Usd.Stage) -> dict:
         _py_warnings.simplefilter("ignore", DeprecationWarning)
         if parse is None:
             parse = UsdPhysics.LoadUsdPhysicsFromRange
-        return parse(stage, [Sdf.Path.absoluteRootPath])
+        try:
+            return parse(stage, [Sdf.Path.absoluteRootPath])
+        except Tf.ErrorException:
+            for prim in stage.Traverse():  # the parser evaluates transforms: name a broken xformOp's prim
+                check_ops(prim)
+            raise
 
 
 def _entries(parsed: dict, type_name: str):
@@ -68,7 +73,7 @@ def _stage_order(stage: Usd.Stage, paths: set[str]) -> dict[str, int]:
 def read_stage(source, strict: bool = False) -> tuple[Usd.Stage, SceneDescription]:
     """Stage and its description. USD's composition warnings become usdart warnings (errors with `strict`,
     and always when they leave the stage without physics)."""
-    with collected_usd_reports() as reports:
+    with collected_usd_reports(source) as reports:
         try:
             stage, description = _read(source)
         except UnicodeDecodeError as exc:

@@ -122,7 +122,7 @@ def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, war
         )
     else:
         inertia = np.zeros((3, 3))
-    _check_inertia(path, inertia, warnings)
+    _check_mass_properties(path, mass, com, inertia, warnings)
     return float(mass), com, inertia
 
 
@@ -160,7 +160,11 @@ def _inertia_about(mp: MassProperties, point) -> np.ndarray:
     return mp.inertia + mp.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
 
 
-def _check_inertia(path, inertia: np.ndarray, warnings: list[str]) -> None:
+def _check_mass_properties(path, mass: float, com: np.ndarray, inertia: np.ndarray, warnings: list[str]) -> None:
+    if not (np.isfinite(mass) and np.all(np.isfinite(com)) and np.all(np.isfinite(inertia))):
+        raise PhysicsImportError(
+            path, "its mass properties are not finite (collider sizes, density or mass out of range)"
+        )
     eig = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
     if eig.min() < -1e-12 * max(1.0, abs(eig.max())):
         raise PhysicsImportError(path, f"inertia tensor is not positive semi-definite (eigenvalues {eig})")

@@ -8,10 +8,11 @@ of them, or any such stage with `strict`.
 
 from __future__ import annotations
 
+import os
 import re
 from contextlib import contextmanager
 
-from pxr import Tf, UsdUtils
+from pxr import Tf, Usd, UsdUtils
 
 from ...errors import PhysicsImportError, StageError
 
@@ -31,17 +32,18 @@ class UsdReports:
 
 
 @contextmanager
-def collected_usd_reports():
-    """Collect USD's diagnostics (not printed) and turn USD exceptions into usdart errors."""
+def collected_usd_reports(source):
+    """Collect USD's diagnostics (not printed) and turn USD exceptions into usdart errors naming the prim, or
+    else the stage `source` (a path or an open stage)."""
     delegate = UsdUtils.CoalescingDiagnosticDelegate()
     reports = UsdReports()
     try:
         yield reports
     except Tf.ErrorException as exc:
-        raise _usdart_error(exc) from None
+        raise _usdart_error(exc, _name(source)) from None
     finally:
         for diagnostic in delegate.TakeUncoalescedDiagnostics():
-            line = _one_line(diagnostic.commentary)
+            line = _one_line(_commentary(diagnostic))
             if not line or line in reports.composition or line in reports.other:
                 continue
             composition = "Could not" in line or "cycle" in line.lower() or "_ReportErrors" in diagnostic.sourceFunction
@@ -49,15 +51,31 @@ def collected_usd_reports():
         del delegate
 
 
+def _commentary(diagnostic) -> str:
+    """USD's message; a file that is not UTF-8 can put bytes into it that Python cannot decode."""
+    try:
+        return diagnostic.commentary
+    except UnicodeDecodeError:
+        where = getattr(diagnostic, "sourceFileName", "")
+        return f"a report about a file with text that is not UTF-8 {where}".strip()
+
+
 def _one_line(text: str) -> str:
     return " ".join(_NOISE.sub("", str(text)).split())[:300]
 
 
-def _usdart_error(exc: Tf.ErrorException):
+def _name(source) -> str:
+    if isinstance(source, Usd.Stage):
+        layer = source.GetRootLayer()
+        return layer.realPath or layer.identifier
+    return os.fspath(source)
+
+
+def _usdart_error(exc: Tf.ErrorException, stage_name: str):
     """A USD error raised while reading (e.g. a relationship authored as an attribute) names its prim."""
     text = " ".join(str(exc).split())
     detail = text.split(" : ", 1)[-1].strip(" '")
     match = _PRIM_PATH.search(detail)
     if match and match.group(1).startswith("/"):
         return PhysicsImportError(match.group(1), f"USD cannot read it: {detail[:300]}")
-    return StageError(f"USD cannot read the stage: {detail[:300]}")
+    return StageError(f"{stage_name}: USD cannot read the stage: {detail[:300]}")

@@ -20,6 +20,7 @@ from .usd_values import applied_schemas, authored, read, schema_default
 STANDARD_GRAVITY = 9.81  # m/s^2, UsdPhysics' default magnitude
 NEWTON_DEFAULT_STEPS_PER_SECOND = 1000  # newton-usd-schemas NewtonSceneAPI fallback
 FALLBACK_STEPS_PER_SECOND = 60
+UNIT_RANGE = (1e-6, 1e6)  # micrometres to thousands of kilometres per stage unit (and the same for mass)
 
 
 def open_stage(source) -> Usd.Stage:
@@ -45,8 +46,9 @@ def read_settings(stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[
     mpu = float(UsdGeom.GetStageMetersPerUnit(stage))
     kpu = float(UsdPhysics.GetStageKilogramsPerUnit(stage))
     for name, value in (("metersPerUnit", mpu), ("kilogramsPerUnit", kpu)):
-        if not np.isfinite(value) or value <= 0:
-            raise PhysicsImportError("/", f"stage metadata {name} = {value} must be a positive number")
+        if not (UNIT_RANGE[0] <= value <= UNIT_RANGE[1]):  # also false for NaN
+            low, high = UNIT_RANGE
+            raise PhysicsImportError("/", f"stage metadata {name} = {value:g} must be a number in [{low:g}, {high:g}]")
     up = str(UsdGeom.GetStageUpAxis(stage))
     settings = SceneSettings(meters_per_unit=mpu, kilograms_per_unit=kpu, up_axis=up)
     tcps = stage.GetTimeCodesPerSecond()

@@ -41,21 +41,78 @@ class WorldTransforms:
         return self._checked[key]
 
     def _warn_about_ops(self, prim: Usd.Prim) -> None:
-        """Ops USD reads in a defined but surely unintended way, once per prim of the chain."""
+        """Check the ops of the prim and its ancestors once each: values of the wrong kind are errors; what USD
+        reads in a defined but surely unintended way is a warning."""
         p = prim
         while p and not p.IsPseudoRoot() and str(p.GetPath()) not in self._ops_checked:
             self._ops_checked.add(str(p.GetPath()))
-            order = p.GetAttribute("xformOpOrder")
-            names = [str(n) for n in (order.Get() or [])] if order else []
-            for name in names:
-                if name.startswith("!") or name == "!resetXformStack!":
-                    continue
-                attr = p.GetAttribute(name)
-                if not attr or not attr.HasValue():
-                    self._warnings.append(f"{p.GetPath()}: xformOpOrder names {name}, which has no value; USD skips it")
-                elif name.split(":")[1] == "orient" and attr.Get().GetLength() == 0:
-                    self._warnings.append(f"{p.GetPath()}: {name} is a zero quaternion; USD reads it as no rotation")
+            self._warnings.extend(check_ops(p))
             p = p.GetParent()
+
+
+def check_ops(prim: Usd.Prim) -> list[str]:
+    """Errors for a prim's xformOps of the wrong kind; warnings for ops USD skips or reads as no rotation."""
+    warnings = []
+    for name in _op_names(prim):
+        attr = prim.GetAttribute(name)
+        if not attr or not attr.HasValue():
+            warnings.append(f"{prim.GetPath()}: xformOpOrder names {name}, which has no value; USD skips it")
+            continue
+        value, kind = _first_value(attr), _op_kind(name)
+        if not _holds(value, kind):
+            raise PhysicsImportError(prim.GetPath(), f"{name} holds {value!r:.60}, not {kind}")
+        if kind == "a quaternion" and value.GetLength() == 0:
+            warnings.append(f"{prim.GetPath()}: {name} is a zero quaternion; USD reads it as no rotation")
+    return warnings
+
+
+def _op_names(prim: Usd.Prim) -> list[str]:
+    """The ops a prim's xformOpOrder lists (inverted ops and the stack reset left out)."""
+    order = prim.GetAttribute("xformOpOrder")
+    names = order.Get() if order else None
+    if names is None:
+        return []
+    if isinstance(names, (str, bytes)) or not all(isinstance(n, str) for n in _items(names)):
+        raise PhysicsImportError(prim.GetPath(), f"xformOpOrder must be an array of op names, not {names!r:.60}")
+    for name in names:
+        if not name.startswith(("xformOp:", "!invert!xformOp:", "!resetXformStack!")):
+            raise PhysicsImportError(prim.GetPath(), f"xformOpOrder names '{name}', which is not an xformOp")
+    return [n for n in names if n.startswith("xformOp:")]
+
+
+def _op_kind(name: str) -> str:
+    """What an xformOp's value must be, from its op type ('xformOp:rotateX:tilt' -> a number)."""
+    op = name.split(":")[1]
+    if op == "orient":
+        return "a quaternion"
+    if op == "transform":
+        return "a 4x4 matrix"
+    if op in ("rotateX", "rotateY", "rotateZ"):
+        return "a number"
+    return "a 3-vector"
+
+
+def _holds(value, kind: str) -> bool:
+    if kind == "a quaternion":
+        return hasattr(value, "GetImaginary")
+    if kind == "a 4x4 matrix":
+        return hasattr(value, "ExtractRotation")
+    if kind == "a number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return hasattr(value, "__len__") and not isinstance(value, str) and len(value) == 3
+
+
+def _items(value) -> list:
+    try:
+        return list(value)
+    except TypeError:
+        return [value]
+
+
+def _first_value(attr):
+    """The value the default-time transform uses: the default, else the earliest time sample."""
+    value = attr.Get()
+    return attr.Get(Usd.TimeCode.EarliestTime()) if value is None else value
 
 
 def _defect(matrix: np.ndarray) -> str | None:
