@@ -11,9 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from builders import apply, body, joint, new_stage, root_api, set_attr
+from click.testing import CliRunner
 from pxr import Gf, Sdf, Usd
 
 import usdart
+from usdart.app.cli import main
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_stages"
 
@@ -494,3 +496,14 @@ def test_loop_joint_whose_frames_are_far_apart_is_reported_then_stops_with_an_er
     assert any(w.startswith("/World/loopJoint: the joint's two frames are 3 m apart") for w in scene.warnings)
     with pytest.raises(usdart.UsdartError, match="diverged"):
         scene.step(600)
+
+
+def test_validate_strict_refuses_a_missing_sublayer_and_plain_validate_warns(tmp_path):
+    pendulum(tmp_path, name="physics.usda")
+    root = tmp_path / "robot.usda"
+    root.write_text("#usda 1.0\n(\n    subLayers = [@./missing.usda@, @./physics.usda@]\n)\n")
+    plain = CliRunner().invoke(main, ["validate", str(root)])
+    assert plain.exit_code == 0 and "warning: USD: Could not load sublayer" in plain.output
+    strict = CliRunner().invoke(main, ["validate", "--strict", str(root)])
+    assert strict.exit_code == 2 and "missing.usda" in strict.output and "--strict" in strict.output
+    assert len(strict.output.strip().splitlines()) == 1

@@ -463,7 +463,7 @@ def test_sigint_to_a_running_simulation(tmp_path):
     code = (
         "import signal, sys, usdart.app.cli; signal.signal(signal.SIGINT, signal.default_int_handler); "
         "sys.stderr.write('ready\\n'); sys.stderr.flush(); "
-        f"usdart.app.cli.main(['simulate', {str(ARM)!r}, '-o', {str(out)!r}, '--duration', '1e5'])"
+        f"usdart.app.cli.main(['simulate', {str(ARM)!r}, '-o', {str(out)!r}, '--duration', '1e5', '--fps', '1'])"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     assert proc.stderr.readline().strip() == "ready"

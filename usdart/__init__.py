@@ -6,19 +6,26 @@ from .usd.schema_plugin import register as _register_schema_plugin
 
 if "pxr" in _sys.modules:  # usd-core reads schema plugins once, when the first stage is opened
     _register_schema_plugin()
-from .articulation import Articulation
-from .cache import ArticulationCache, CacheFlag
 from .errors import PhysicsImportError, SimulationDiverged, StageError, UsdartError
 
-# the objects that read or write USD import pxr on first use, so the numba core imports without it
-_USD_SIDE = {"load": ".scene", "Scene": ".scene", "simulate": ".app.simulation", "Recorder": ".app.simulation"}
+# imported on first use: the USD side needs pxr (the numba core runs without it), and the numba side takes
+# a moment to import (the command line guards Ctrl-C before it does)
+_LAZY = {
+    "load": ".scene",
+    "Scene": ".scene",
+    "simulate": ".app.simulation",
+    "Recorder": ".app.simulation",
+    "Articulation": ".articulation",
+    "ArticulationCache": ".cache",
+    "CacheFlag": ".cache",
+}
 
 
 def __getattr__(name: str):
-    if name in _USD_SIDE:
+    if name in _LAZY:
         import importlib
 
-        value = getattr(importlib.import_module(_USD_SIDE[name], __name__), name)
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'usdart' has no attribute {name!r}")

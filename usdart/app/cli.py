@@ -1,17 +1,95 @@
-"""The `usdart` command line. Errors print one line and exit with code 2; never a traceback."""
+"""The `usdart` command line. Errors print one line and exit with code 2; never a traceback.
+
+Ctrl-C (SIGINT) exits 130 and SIGTERM 143, at any moment, with one line: see `_guard_interrupts`."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import math
 import os
+import signal
 import sys
+import threading
 
 import click
 
 from ..errors import UsdartError
 
 EXIT_BAD_INPUT = 2
+_INTERRUPTS = {signal.SIGINT: (130, "usdart: interrupted"), signal.SIGTERM: (143, "usdart: terminated")}
+
+
+def _guard_interrupts() -> None:
+    """Make Ctrl-C and SIGTERM end the program at once, cleanly, whatever it is doing.
+
+    Python runs its signal handlers only between bytecodes of the main thread: during an import, a numba
+    compilation or a long USD call, Ctrl-C waits for the call to return (once over a minute) or raises a
+    KeyboardInterrupt somewhere that prints a traceback. Instead a watcher thread ends the process
+    (`_exit_on_signal`): Python's C-level handler, on whichever thread the signal lands (numpy's BLAS
+    threads exist before this runs), writes the signal number to a wakeup pipe the watcher reads. The main
+    thread blocks the signals, so no system call of USD or LLVM sees EINTR, and the threads it starts later
+    inherit the block; should it notice the signal, its handler waits for the watcher instead of going on
+    (so no output is renamed into place after an interrupt). Signals the parent set to be ignored stay
+    ignored. For the program only: the library leaves signals alone."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        return  # Windows; or a program that runs the CLI in a thread of its own
+    caught = {s for s in _INTERRUPTS if signal.getsignal(s) is not signal.SIG_IGN}
+    if not caught:
+        return
+    wakeup, notify = os.pipe()
+    os.set_blocking(notify, False)
+    signal.set_wakeup_fd(notify, warn_on_full_buffer=False)
+    for s in caught:
+        signal.signal(s, _wait_for_the_watcher)
+    signal.pthread_sigmask(signal.SIG_BLOCK, caught)
+    threading.Thread(target=_exit_on_signal, args=(wakeup, caught), name="usdart-interrupts", daemon=True).start()
+
+
+def _wait_for_the_watcher(signum, frame) -> None:
+    """The main thread's handler: stop here; `_exit_on_signal` ends the process."""
+    threading.Event().wait()
+
+
+def _exit_on_signal(wakeup: int, signals) -> None:
+    """Wait for a signal, print its line, remove the temporary files of a write under way, and exit."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)  # at least this thread takes them
+    while (signum := os.read(wakeup, 1)[0]) not in signals:
+        pass
+    code, line = _INTERRUPTS[signal.Signals(signum)]
+    clear = "\r\033[K" if os.isatty(2) else ""  # over a progress bar
+    os.write(2, f"{clear}{line}\n".encode())
+    simulation = sys.modules.get("usdart.app.simulation")  # no import here: the main thread may hold its lock
+    if simulation is not None and hasattr(simulation, "remove_temporaries"):
+        simulation.remove_temporaries()
+    os._exit(code)
+
+
+class _Program(click.Group):
+    """The `usdart` group. Called as a program (the `usdart` script, `python -m usdart.app.cli`, `main()`)
+    it guards against interrupts first and ends the process itself: Python's shutdown puts the default
+    signal actions back and can take seconds after a long run, and a Ctrl-C then would kill the process
+    silently or print its line with exit code 0. CliRunner and other in-process callers use
+    `main.main(...)`, which keeps Python's own handling (the KeyboardInterrupt path of `_friendly_errors`)."""
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs.get("standalone_mode", True):  # a caller that wants the result back, in-process
+            return super().__call__(*args, **kwargs)
+        _guard_interrupts()
+        try:
+            super().__call__(*args, **kwargs)
+            code = 0
+        except SystemExit as exc:  # click's standalone mode always ends here
+            code = exc.code
+        if not isinstance(code, int):
+            if code is not None:
+                click.echo(code, err=True)
+            code = 0 if code is None else 1
+        with contextlib.suppress(OSError):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
 
 
 def _friendly_errors(func):
@@ -38,25 +116,52 @@ def _friendly_errors(func):
     return wrapper
 
 
-@click.group()
+@click.group(cls=_Program)
 @click.version_option(package_name="usdart")
 def main():
     """Import UsdPhysics/PhysX articulations from USD, simulate them, write the motion back to USD."""
 
 
+# Paths are plain strings: click.Path(dir_okay=False) would answer a folder with a three-line usage error;
+# the loader and the output checks say what is wrong in one line.
+_STAGE = click.argument("stage", type=click.Path())
+_STRICT = click.option(
+    "--strict", is_flag=True, help="A sublayer, reference or payload that cannot be loaded is an error, not a warning."
+)
+
+
 @main.command()
-@click.argument("stage", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+@_STAGE
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print one JSON object instead of a table (strict JSON: infinite values as the strings "inf" and '
+    '"-inf", NaN as null).',
+)
+@_STRICT
 @_friendly_errors
-def inspect(stage, as_json):
+def inspect(stage, as_json, strict):
     """Show the articulations, free bodies and scene settings usdart builds from STAGE."""
     from ..scene import load
 
-    scene = load(stage)
+    scene = load(stage, strict=strict)
     if as_json:
-        click.echo(json.dumps(scene.summary(), indent=2))
+        click.echo(json.dumps(_strict_json(scene.summary()), indent=2, allow_nan=False))
         return
     click.echo(_table(scene.summary()))
+
+
+def _strict_json(value):
+    """`value` with infinite floats as the strings "inf" / "-inf" (NaN as null): JSON has no such numbers,
+    and an unlimited joint or drive is common."""
+    if isinstance(value, dict):
+        return {k: _strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
 
 
 def _table(summary: dict) -> str:
@@ -113,25 +218,22 @@ def _authoring_target(stage_path: str, prim_path: str):
 
 
 def _save(stage, source: str, output: str | None) -> None:
+    """Write the edited root layer over `source` (the file a symbolic link names), or to `output`: never
+    over another of the stage's files (a sublayer, reference or payload), and only beside `source` when it
+    names files by relative paths."""
+    from .simulation import check_output, export_atomic, writable_target
+
     layer = stage.GetRootLayer()
-    target = os.path.abspath(output or source)
-    if os.path.dirname(target) != os.path.dirname(os.path.abspath(source)):
+    in_place = output is None or os.path.realpath(output) == os.path.realpath(source)
+    target = writable_target(os.path.realpath(source)) if in_place else check_output(output, stage)
+    if os.path.dirname(target) != os.path.dirname(os.path.realpath(source)):
         relative = [p for p in layer.GetCompositionAssetDependencies() if not os.path.isabs(p)]
         if relative:
             raise UsdartError(
                 f"{source}: refers to {relative[0]} by a relative path; write the output into "
                 "the same folder (or edit in place)"
             )
-    folder, name = os.path.split(target)
-    stem, ext = os.path.splitext(name)
-    tmp = os.path.join(folder, f".{stem}.usdart-tmp{ext}")
-    try:
-        if not layer.Export(tmp):
-            raise UsdartError(f"{target}: cannot be written")
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    export_atomic(layer, target)
     click.echo(f"wrote {target}")
 
 
@@ -141,8 +243,7 @@ def _angles(value, degrees: bool):
     return None if value is None else (math.radians(value) if degrees else value)
 
 
-_STAGE = click.argument("stage", type=click.Path(dir_okay=False))
-_OUTPUT = click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of editing STAGE.")
+_OUTPUT = click.option("-o", "--output", type=click.Path(), help="Write here instead of editing STAGE.")
 _AXIS = click.option("--axis", help="DOF of a multi-DOF joint: rotX, rotY, rotZ, transX, transY, transZ.")
 _DEGREES = click.option("--degrees", is_flag=True, help="Angular positions in degrees and velocities in deg/s.")
 
@@ -248,13 +349,13 @@ def author_exclude(stage, joint, include, output):
 
 # ---- usdart simulate / plot / validate ------------------------------------------------------------------
 @main.command()
-@click.argument("stage", type=click.Path(dir_okay=False))
+@_STAGE
 @click.option(
     "-o",
     "--output",
     required=True,
-    type=click.Path(dir_okay=False),
-    help="The animated stage to write (.usda, .usdc or .usd); never the input.",
+    type=click.Path(),
+    help="The animated stage to write (.usda, .usdc or .usd); never a file of the input.",
 )
 @click.option("--duration", type=float, help="Seconds to simulate (default: the stage's time range, else 2 s).")
 @click.option("--steps", type=int, help="Steps to simulate instead of --duration.")
@@ -269,8 +370,9 @@ def author_exclude(stage, joint, include, output):
     help="Write only this articulation (root link, any link or root-API prim); repeatable.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, warnings or summary.")
+@_STRICT
 @_friendly_errors
-def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, quiet):
+def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, quiet, strict):
     """Simulate STAGE and write its motion as time samples: link xformOps, JointStateAPI per DOF.
 
     Time-sampled drive targets and joint states in STAGE are followed as controls. The output sublayers
@@ -283,7 +385,7 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
     if duration is not None and steps is not None:
         raise UsdartError("give --duration or --steps, not both")
     check_output(output, stage)
-    scene = load(stage)
+    scene = load(stage, strict=strict)
     if not quiet:
         for w in scene.warnings:
             click.echo(f"usdart: warning: {w}", err=True)
@@ -303,8 +405,8 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
 
 
 @main.command()
-@click.argument("stage", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="PNG to write (default: STAGE with .png).")
+@_STAGE
+@click.option("-o", "--output", type=click.Path(), help="PNG to write (default: STAGE with .png).")
 @click.option(
     "--joints",
     "pattern",
@@ -315,23 +417,28 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
 def plot(stage, output, pattern):
     """Plot joint positions and velocities over time from STAGE's time samples (a simulate output)."""
     from .plot import plot as draw
+    from .simulation import refuse_input_layer, writable_target
 
+    if output is not None:
+        refuse_input_layer(writable_target(output), stage)
     click.echo(f"wrote {draw(stage, output, pattern)}")
 
 
 @main.command()
-@click.argument("stage", type=click.Path(dir_okay=False))
+@_STAGE
+@_STRICT
 @_friendly_errors
-def validate(stage):
+def validate(stage, strict):
     """Import STAGE, print every warning, and exit 0 only when it has something to simulate and no errors."""
     from ..scene import load
     from ..usd.controls import StageControls
-    from .simulation import require_something_to_simulate
+    from .simulation import require_something_to_simulate, stage_frame_rate
 
-    scene = load(stage)
+    scene = load(stage, strict=strict)
     for w in scene.warnings:
         click.echo(f"warning: {w}")
     require_something_to_simulate(scene)
+    stage_frame_rate(scene.stage)  # a rate USD divides by: refused as simulate refuses it
     controls = StageControls(scene).sampled_dofs
     dofs = sum(a.dof_count for a in scene.articulations)
     n = len(scene.articulations)

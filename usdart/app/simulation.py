@@ -11,20 +11,25 @@ Output time: frame i is time code `start + i` of a layer whose timeCodesPerSecon
 the input's own time samples to the output's rate when the two differ, so keyframes stay in place.
 
 The output is written to a temporary file in the target folder and renamed over the target: an error or
-Ctrl-C at any point leaves no partial file, and the input file is never written.
+Ctrl-C at any point leaves no partial file. No file the input composes (root layer, sublayers, references,
+payloads) is ever written, and temporary files that killed runs left behind are removed by the next write
+into their folder.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import math
 import os
+import re
 import sys
 import threading
 import time as _time
 from dataclasses import dataclass
 
 import numpy as np
-from pxr import Sdf, Tf, Usd
+from pxr import Ar, Sdf, Tf, Usd
 
 from ..errors import UsdartError
 from ..scene import Scene, load
@@ -34,12 +39,34 @@ from ..usd.writeback import BodyFrames, DofSeries, new_layer, write
 
 DEFAULT_FPS = 60.0
 DEFAULT_DURATION = 2.0  # seconds, when neither the caller nor the stage's time range says
+# a run whose length (or frame count) comes from the stage's metadata alone is refused beyond these: a
+# stage saying endTimeCode = 1e12 is a mistake, not a request for a week of computing
+MAX_STEPS = 10_000_000
+MAX_FRAMES = 1_000_000
 
 
-def default_fps(stage: Usd.Stage) -> float:
-    """The stage's authored timeCodesPerSecond, else 60 frames per second."""
+def stage_file(stage: Usd.Stage) -> str:
+    """The file a stage was opened from, for messages (the identifier of an in-memory stage)."""
     layer = stage.GetRootLayer()
-    return float(layer.timeCodesPerSecond) if layer.HasTimeCodesPerSecond() else DEFAULT_FPS
+    return layer.realPath or layer.identifier
+
+
+def stage_frame_rate(stage: Usd.Stage) -> float | None:
+    """The stage's authored timeCodesPerSecond, None when unauthored.
+
+    USD does not replace an authored 0 (or a negative or non-finite value) by its default of 24: it
+    divides by it, and a stage sublayering such a layer (as our output does) hangs USD's time-sample
+    queries. So such a value is refused, naming the file."""
+    layer = stage.GetRootLayer()
+    if not layer.HasTimeCodesPerSecond():
+        return None
+    value = float(layer.timeCodesPerSecond)
+    if not (math.isfinite(value) and value > 0):
+        raise UsdartError(
+            f"{stage_file(stage)}: timeCodesPerSecond = {value:g} in the stage metadata; it must be a positive "
+            "number (USD divides time codes by it)"
+        )
+    return value
 
 
 class Recorder:
@@ -61,7 +88,8 @@ class Recorder:
         self, scene: Scene, fps: float | None = None, articulations=None, free_bodies: bool = True, world: int = 0
     ):
         self.scene = scene
-        self.fps = float(fps) if fps is not None else default_fps(scene.stage)
+        stage_rate = stage_frame_rate(scene.stage)  # checked even with `fps`: the output sublayers the input
+        self.fps = float(fps) if fps is not None else stage_rate or DEFAULT_FPS
         if not (math.isfinite(self.fps) and self.fps > 0):
             raise UsdartError(f"frame rate must be a positive number of frames per second, got {fps}")
         if not 0 <= world < scene.worlds:
@@ -98,12 +126,30 @@ class Recorder:
                 f"frame at time code {code} is not after the last recorded one "
                 f"({self._time_codes[-1]}); record frames in increasing time"
             )
-        w = self.world
-        members = [*self.articulations, *self._free.values()]
-        self._poses.append([(m.state.link_pos[w].copy(), m.state.link_rot[w].copy()) for m in members])
-        self._joints.append([(a.state.q[w].copy(), a.state.qd[w].copy()) for a in self.articulations])
+        poses, joints = self._frame()
+        self._poses.append(poses)
+        self._joints.append(joints)
         self._time_codes.append(code)
         return code
+
+    def _frame(self) -> tuple[list, list]:
+        """Copies of the recorded world's state: per member (link positions, rotations), per articulation
+        (q, qd)."""
+        w = self.world
+        members = [*self.articulations, *self._free.values()]
+        poses = [(m.state.link_pos[w].copy(), m.state.link_rot[w].copy()) for m in members]
+        return poses, [(a.state.q[w].copy(), a.state.qd[w].copy()) for a in self.articulations]
+
+    def frame_bytes(self) -> int:
+        """Memory one recorded frame holds until `save` (arrays, their Python objects, the list slots and
+        the time code), measured on a frame of the current state, so a run can be refused before it starts.
+        Writing them takes about three times as much again (Sdf's time samples and the arrays that build
+        them, measured on the bundled arm: 2.1 kB a frame recorded, 8.7 kB at the peak of `save`), which
+        this does not count."""
+        poses, joints = self._frame()
+        arrays = [a for pair in poses + joints for a in pair]
+        objects = [poses, joints, *poses, *joints, *arrays, 0.5]
+        return sum(map(sys.getsizeof, objects)) + 3 * 8
 
     def _bodies(self) -> list[BodyFrames]:
         out = []
@@ -172,46 +218,160 @@ def _relative(path: str, folder: str) -> str:
 
 
 def writable_target(path) -> str:
-    """Absolute path of a file to write, after checking its folder exists and is writable."""
-    target = os.path.abspath(os.fspath(path))
-    folder = os.path.dirname(target)
+    """Absolute path of a file to write, after checking its folder exists and is writable. The folder is
+    resolved as the system resolves it (symbolic links before `..`), so checks see the file written."""
+    path = os.fspath(path)
+    folder = os.path.realpath(os.path.dirname(path) or ".")
+    target = os.path.join(folder, os.path.basename(path))
     if not os.path.isdir(folder):
         raise UsdartError(f"{target}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UsdartError(f"{target}: cannot write into the folder {folder}")
-    if os.path.isdir(target):
+    if not os.path.basename(path) or os.path.isdir(target):
         raise UsdartError(f"{target}: is a folder")
     return target
 
 
 def check_output(path, stage_or_file=None) -> str:
-    """Absolute target path of a USD output, after checking its folder is writable and it is not the input."""
+    """Absolute target path of a USD output, after checking its folder is writable and that it is none of
+    the input's files (`refuse_input_layer`)."""
     target = writable_target(path)
     if not Sdf.FileFormat.FindByExtension(os.path.splitext(target)[1].lstrip(".") or "-"):
         raise UsdartError(f"{target}: not a USD file name (use .usda, .usdc or .usd)")
     if stage_or_file is not None:
-        source = (
-            stage_or_file.GetRootLayer().realPath
-            if isinstance(stage_or_file, Usd.Stage)
-            else os.path.abspath(os.fspath(stage_or_file))
-        )
-        if source and os.path.exists(source) and os.path.exists(target) and os.path.samefile(source, target):
-            raise UsdartError(f"{target}: is the input file; usdart never overwrites its input")
+        refuse_input_layer(target, stage_or_file)
     return target
+
+
+def refuse_input_layer(target: str, stage_or_file) -> None:
+    """Raise when writing `target` would replace a file the input composes: its root layer, or any
+    sublayer, reference or payload (`input_layers`), whatever the spelling or symbolic links."""
+    if isinstance(stage_or_file, Usd.Stage):
+        root, name = stage_or_file.GetRootLayer().realPath, stage_file(stage_or_file)
+    else:
+        root = name = os.path.abspath(os.fspath(stage_or_file))
+    for layer in input_layers(stage_or_file):
+        if _same_file(target, layer):
+            if layer == root:
+                raise UsdartError(f"{target}: is the input file; usdart never overwrites its input")
+            alias = "" if layer == target else f"{layer}, "
+            raise UsdartError(
+                f"{target}: is {alias}a sublayer, reference or payload of the input {name}; "
+                "usdart never overwrites its input"
+            )
+
+
+def input_layers(stage_or_file) -> list[str]:
+    """Absolute paths of the files a stage composes, the root first: sublayers, references and payloads
+    of every layer (in every variant), recursively, found or missing (writing a missing one would make the
+    output part of its own input). Quiet: a broken layer is the loader's to report, not this check's."""
+    if isinstance(stage_or_file, Usd.Stage):
+        used = [stage_or_file.GetRootLayer(), *stage_or_file.GetUsedLayers()]
+        todo = [layer.realPath for layer in used if layer.realPath]
+    else:
+        todo = [os.path.abspath(os.fspath(stage_or_file))]
+    found: list[str] = []
+    while todo:
+        path = todo.pop(0)
+        if path not in found:
+            found.append(path)
+            todo.extend(_composed_files(path))
+    return found
+
+
+def _composed_files(path: str) -> list[str]:
+    """Absolute paths of the sublayers, references and payloads one layer file names ([] if unreadable)."""
+    try:
+        layer = Sdf.Layer.FindOrOpen(path)
+    except Tf.ErrorException:
+        return []
+    if layer is None:
+        return []
+    folder = os.path.dirname(layer.realPath)
+    out = []
+    for asset in layer.GetCompositionAssetDependencies():
+        resolved = layer.ComputeAbsolutePath(asset)  # a missing file stays as written: anchor it here
+        out.append(resolved if os.path.isabs(resolved) else os.path.join(folder, resolved))
+    return out
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same inode when both exist, else the same resolved path."""
+    a, b = (Ar.SplitPackageRelativePathOuter(p)[0] if Ar.IsPackageRelativePath(p) else p for p in (a, b))
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+# ---- atomic writes and their temporary files ------------------------------------------------------------
+# Our temporary file is `.{stem}.{pid}.usdart-tmp{ext}` beside the target; Sdf's Export of it writes its
+# own temporary `.{stem}.{pid}.usdart-tmp.XXXXXX` first (TfSafeOutputFile), which carries our pid too.
+_TEMPORARY = re.compile(r"^\..+\.(\d+)\.usdart-tmp(\.[^.]*)?$")
+_writing: set[str] = set()  # temporary files of writes under way, for `remove_temporaries`
+STALE_AFTER = 60.0  # seconds since a dead writer's temporary file last changed
 
 
 def write_atomically(target: str, write) -> None:
     """Call write(path) on a temporary file beside `target` (same extension, so writers pick the format
-    from it), then rename it over `target`; on any error or interruption the temporary file is removed."""
+    from it), then rename it over `target`; on any error or interruption the temporary file is removed.
+    Temporary files that killed runs left in that folder go first (`remove_stale_temporaries`)."""
     folder, name = os.path.split(target)
     stem, ext = os.path.splitext(name)
+    remove_stale_temporaries(folder)
     tmp = os.path.join(folder, f".{stem}.{os.getpid()}.usdart-tmp{ext}")
+    _writing.add(tmp)
     try:
         write(tmp)
         os.replace(tmp, target)
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        _writing.discard(tmp)
+        _remove_temporary(tmp)
+
+
+def remove_temporaries() -> None:
+    """Remove the temporary files of the writes under way: for a handler that ends the process (the CLI's
+    Ctrl-C). A rename under way completes (the output is whole) or fails for want of its file."""
+    for tmp in list(_writing):
+        _remove_temporary(tmp)
+
+
+def _remove_temporary(tmp: str) -> None:
+    """Remove our temporary file and USD's temporary file for it (named after it, six random characters)."""
+    for path in [tmp, *glob.glob(glob.escape(os.path.splitext(tmp)[0]) + ".??????")]:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+def remove_stale_temporaries(folder: str) -> None:
+    """Remove temporary files of ours (and USD's for them) whose writer is gone: a killed run (SIGKILL, a
+    power cut) cannot clean up, so the next write into the folder does. Only names of our pattern whose
+    pid is not a running process here and that nobody touched for STALE_AFTER seconds (a writer in another
+    pid namespace sharing the folder writes as it goes). POSIX only (on Windows os.kill would end the
+    process it tests)."""
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            match = _TEMPORARY.match(name)
+            if match and not _running(int(match.group(1))) and _time.time() - os.path.getmtime(path) > STALE_AFTER:
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 asks without sending anything)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    except (OverflowError, OSError):  # not a possible pid
+        return False
+    return True
 
 
 def export_atomic(layer: Sdf.Layer, target: str) -> None:
@@ -278,9 +438,53 @@ def _step_count(scene: Scene, duration, steps) -> int:
         end = scene.stage.GetEndTimeCode()
         authored = layer.HasEndTimeCode() and end > start
         duration = (end - start) / tcps if authored else DEFAULT_DURATION
+        if not math.isfinite(duration):
+            raise UsdartError(
+                f"{stage_file(scene.stage)}: the time range {start:g}..{end:g} is not a number of seconds; "
+                "give --duration or --steps"
+            )
     if not (math.isfinite(duration) and duration > 0):
         raise UsdartError(f"duration must be a positive number of seconds, got {duration}")
     return max(1, int(math.floor(duration / scene.time_step + 0.5)))
+
+
+def check_run_size(scene: Scene, recorder: Recorder, total: int, length_given: bool, fps_given: bool) -> None:
+    """Refuse before the first step a run that cannot end well: more than MAX_STEPS steps when the length
+    came from the stage (its time range, else 2 s, at its rate; not `duration`/`steps`), more than
+    MAX_FRAMES frames when neither the length nor `fps` was given, and always, recorded frames that would
+    not fit in the memory available."""
+    name, dt, fps = stage_file(scene.stage), scene.time_step, recorder.fps
+    seconds, frames = total * dt, frame_count(total, dt, fps)
+    if not length_given and total > MAX_STEPS:
+        raise UsdartError(
+            f"{name}: the stage's metadata asks for {total:,} steps ({seconds:.6g} s at {1 / dt:.6g} Hz), "
+            f"more than {MAX_STEPS:,}; give --duration or --steps"
+        )
+    if not (length_given or fps_given) and frames > MAX_FRAMES:
+        raise UsdartError(
+            f"{name}: the stage's metadata asks for {frames:,} frames ({seconds:.6g} s at {fps:.6g} fps), "
+            f"more than {MAX_FRAMES:,}; give --fps, --duration or --steps"
+        )
+    need, free = frames * recorder.frame_bytes(), available_memory()
+    if free is not None and need > free:
+        raise UsdartError(
+            f"{name}: recording {frames:,} frames ({seconds:.6g} s at {fps:.6g} fps) needs about "
+            f"{need / 1e9:.3g} GB of memory and {free / 1e9:.3g} GB is available; give a lower --fps "
+            "(or a shorter --duration or fewer --steps)"
+        )
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process can still take: Linux's MemAvailable (free plus reclaimable cache),
+    else the free physical pages; None where neither is known."""
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return None
 
 
 def simulate(
@@ -303,6 +507,8 @@ def simulate(
     (default: the stage's timeCodesPerSecond, else 60). `output`: file to write (None: nothing is
     written; the frames stay in `result.recorder`). `articulations`: write only these (the whole scene is
     still simulated); `progress`: a progress line on a terminal for runs longer than a second.
+    Refused before anything runs: an `output` that is one of the input's files (`check_output`), a stage
+    whose timeCodesPerSecond is not positive, and runs too long or too big (`check_run_size`).
     """
     began = _time.perf_counter()
     if output is not None:
@@ -313,8 +519,10 @@ def simulate(
         if not (math.isfinite(rate) and rate > 0):
             raise UsdartError(f"rate must be a positive number of steps per second, got {rate}")
         scene.time_step = 1.0 / rate
-    total = _step_count(scene, duration, steps)
     recorder = Recorder(scene, fps=fps, articulations=articulations)
+    total = _step_count(scene, duration, steps)
+    given = duration is not None or steps is not None
+    check_run_size(scene, recorder, total, length_given=given, fps_given=fps is not None)
     controls = StageControls(scene)
     bar = _Progress(total, enabled=progress)
     try:
@@ -338,8 +546,7 @@ def simulate(
 def require_something_to_simulate(scene: Scene) -> None:
     dynamic_free = [p for p in scene.free_bodies if not scene.description.bodies[p].kinematic]
     if not scene.articulations and not dynamic_free:
-        name = scene.stage.GetRootLayer().realPath or scene.stage.GetRootLayer().identifier
-        raise UsdartError(f"{name}: nothing to simulate (no articulation and no dynamic rigid body)")
+        raise UsdartError(f"{stage_file(scene.stage)}: nothing to simulate (no articulation and no dynamic rigid body)")
 
 
 def _run(scene: Scene, controls: StageControls, recorder: Recorder, total: int, bar) -> None:
