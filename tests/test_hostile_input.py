@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from builders import apply, body, joint, new_stage, root_api, set_attr
 from click.testing import CliRunner
-from pxr import Gf, Sdf, Usd
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 import usdart
 from usdart.app.cli import main
@@ -507,3 +507,42 @@ def test_validate_strict_refuses_a_missing_sublayer_and_plain_validate_warns(tmp
     strict = CliRunner().invoke(main, ["validate", "--strict", str(root)])
     assert strict.exit_code == 2 and "missing.usda" in strict.output and "--strict" in strict.output
     assert len(strict.output.strip().splitlines()) == 1
+
+
+# ---- found by the fuzz test ---------------------------------------------------------------------------------
+def test_mass_attributes_of_the_wrong_kind_where_mass_api_is_not_applied(tmp_path):
+    stage = pendulum(tmp_path, link='string physics:centerOfMass = "abc"')
+    stage.write_text(
+        stage.read_text().replace(
+            'def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])',
+            'def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI"])',
+        )
+    )
+    msg = load_error(stage)
+    assert msg.startswith("/World/arm/link: attribute 'physics:centerOfMass' holds a token or string")
+
+
+def test_collider_placed_beyond_physical_scales(tmp_path):
+    stage = Usd.Stage.Open(str(pendulum(tmp_path)))
+    box = UsdGeom.Cube.Define(stage, "/World/arm/link/box")
+    UsdPhysics.CollisionAPI.Apply(box.GetPrim())
+    box.AddTranslateOp().Set(Gf.Vec3d(1e300, 0, 0))
+    msg = stage_error(stage)
+    assert msg.startswith("/World/arm/link/box:") and "beyond any physical scale" in msg
+
+
+def test_free_body_without_inertia_about_one_axis():
+    st = new_stage()
+    body(st, "/World/b", inertia=(0.1, 0.1, 0.0))
+    msg = stage_error(st)
+    assert msg.startswith("/World/b:") and "no inertia about some axis" in msg
+
+
+def test_world_joint_carrying_a_tendon_attachment_is_not_an_attachment_link():
+    """A revolute joint to the world makes a static anchor link named after the joint; an attachment API on
+    that joint prim belongs to no body and is left out (as a stray API), not a KeyError."""
+    st, j0, _ = gear_pair()
+    st.GetPrimAtPath("/World/fix").SetTypeName("PhysicsRevoluteJoint")
+    apply(st.GetPrimAtPath("/World/fix"), "PhysxTendonAttachmentRootAPI:t")
+    scene = usdart.load(st)
+    assert scene.articulations[0].desc.spatial_tendons == []

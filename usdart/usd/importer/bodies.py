@@ -23,7 +23,7 @@ from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
 from ...errors import PhysicsImportError
 from .shape_mass import MassProperties, collider_mass_properties, combine
 from .transforms import WorldTransforms
-from .usd_values import applied_schemas, authored, read, read_physx
+from .usd_values import PHYSICAL_SCALE, applied_schemas, authored, read, read_physx
 
 DEFAULT_DENSITY = 1000.0  # kg/m^3
 FALLBACK_SPHERE_RADIUS = 0.1  # m
@@ -40,7 +40,7 @@ def read_body(
     world = transforms.matrix(prim)
     rot, t, scale = decompose(world)
     pose = Pose(position=t * mpu, orientation=matrix_to_quat(rot))
-    mass, com, inertia = _mass_properties(prim, colliders, world, scale, settings, warnings)
+    mass, com, inertia = _mass_properties(prim, colliders, transforms, scale, settings, warnings)
     body = BodyDesc(
         path=str(prim.GetPath()),
         pose=pose,
@@ -61,7 +61,7 @@ def read_body(
     return body
 
 
-def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, warnings):
+def _mass_properties(prim, colliders, transforms: WorldTransforms, scale, settings: SceneSettings, warnings):
     mpu, kpu = settings.meters_per_unit, settings.kilograms_per_unit
     path = prim.GetPath()
     mass_attr = authored(prim, "physics:mass")
@@ -83,8 +83,9 @@ def _mass_properties(prim, colliders, world, scale, settings: SceneSettings, war
     for collider in [] if fully_authored else colliders:
         if read(collider, "physics:collisionEnabled", True) is False:
             continue
+        transforms.matrix(collider)  # a collider placed beyond physical scales is an error, not ignorable
         try:
-            unit = collider_mass_properties(collider, world, mpu)
+            unit = collider_mass_properties(collider, transforms.matrix(prim), mpu)
         except ValueError as exc:
             warnings.append(f"{collider.GetPath()}: collider ignored for mass ({exc})")
             continue
@@ -161,9 +162,11 @@ def _inertia_about(mp: MassProperties, point) -> np.ndarray:
 
 
 def _check_mass_properties(path, mass: float, com: np.ndarray, inertia: np.ndarray, warnings: list[str]) -> None:
-    if not (np.isfinite(mass) and np.all(np.isfinite(com)) and np.all(np.isfinite(inertia))):
+    finite = np.isfinite(mass) and np.all(np.isfinite(com)) and np.all(np.isfinite(inertia))
+    if not finite or np.abs(com).max() > PHYSICAL_SCALE:
         raise PhysicsImportError(
-            path, "its mass properties are not finite (collider sizes, density or mass out of range)"
+            path,
+            "its mass properties are not finite or beyond physical scales (collider sizes, placement, density or mass)",
         )
     eig = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
     if eig.min() < -1e-12 * max(1.0, abs(eig.max())):

@@ -178,9 +178,9 @@ class ArticulationCouplings:
     # ---- spatial tendons -----------------------------------------------------------------------------------
     def spatial_tendons(self, body_scale: dict[str, np.ndarray]) -> list[SpatialTendonDesc]:
         attachments = {}  # (link, name) -> (prim, kind)
-        for link in self.art.links:
+        for link, body in zip(self.art.links, self.art.bodies):
             prim = self.stage.GetPrimAtPath(link)
-            if not prim:
+            if not prim or body is None:  # a static anchor (named after its world joint) carries no attachment
                 continue
             schemas = applied_schemas(prim)
             for kind in ("Root", "Leaf", ""):  # a Root or Leaf API implies the plain attachment API

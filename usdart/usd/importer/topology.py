@@ -30,7 +30,7 @@ import numpy as np
 
 from ...core.description import ArticulationDesc, BodyDesc, JointDesc
 from ...errors import PhysicsImportError
-from .movability import check_articulation_can_move
+from .movability import RELATIVE_ZERO, check_articulation_can_move
 
 _API_ON_JOINT, _API_ON_BODY, _API_ON_ANCESTOR = 0, 1, 2
 
@@ -237,9 +237,12 @@ class Topology:
 
 
 def check_free_body(body: BodyDesc) -> None:
-    if body.mass <= 0 or np.trace(body.inertia) <= 0:
+    """A free body needs mass and an inertia that is positive about every axis (it may turn about any)."""
+    moments = np.linalg.eigvalsh(0.5 * (body.inertia + body.inertia.T))
+    if body.mass <= 0 or moments.min() <= RELATIVE_ZERO * max(moments.max(), 0.0):
         raise PhysicsImportError(
             body.path,
-            "rigid body has zero mass or inertia (author physics:mass and "
-            "physics:diagonalInertia, or give it a collider)",
+            f"rigid body has zero mass or no inertia about some axis (mass {body.mass:g} kg, principal moments "
+            f"{', '.join(f'{m:g}' for m in moments)} kg m^2; author physics:mass and physics:diagonalInertia, "
+            "or give it a collider)",
         )

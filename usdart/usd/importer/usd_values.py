@@ -22,7 +22,7 @@ from functools import cache
 from importlib import resources
 
 import numpy as np
-from pxr import Sdf, Usd
+from pxr import Sdf, Tf, Usd
 
 from ...errors import PhysicsImportError
 
@@ -273,9 +273,29 @@ def _article(kind: str) -> str:
 
 
 def _declared(prim: Usd.Prim, name: str):
-    """The schema's definition of an attribute (None when no applied schema declares it)."""
+    """The schema's definition of an attribute: from the prim's applied schemas, else from any API schema
+    that declares the name (an attribute read where its API is not applied still means the same)."""
     definition = prim.GetPrimDefinition().GetAttributeDefinition(name)
-    return definition if definition else None
+    if definition:
+        return definition
+    return _api_attribute_definitions().get(attribute_template(name))
+
+
+@cache
+def _api_attribute_definitions() -> dict:
+    """Attribute definitions of every registered API schema, keyed by rule-table name ('{instance}')."""
+    registry = Usd.SchemaRegistry()
+    out = {}
+    for schema_type in Tf.Type.FindByName("UsdAPISchemaBase").GetAllDerivedTypes():
+        name = Usd.SchemaRegistry.GetSchemaTypeName(schema_type)
+        definition = registry.FindAppliedAPIPrimDefinition(name) if name else None
+        if not definition:
+            continue
+        for prop in definition.GetPropertyNames():
+            attribute = definition.GetAttributeDefinition(prop)
+            if attribute:
+                out.setdefault(attribute_template(prop.replace("__INSTANCE_NAME__", "{instance}")), attribute)
+    return out
 
 
 def _infinity_allowed(template: str) -> int:
