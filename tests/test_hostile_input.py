@@ -546,3 +546,16 @@ def test_world_joint_carrying_a_tendon_attachment_is_not_an_attachment_link():
     apply(st.GetPrimAtPath("/World/fix"), "PhysxTendonAttachmentRootAPI:t")
     scene = usdart.load(st)
     assert scene.articulations[0].desc.spatial_tendons == []
+
+
+def test_xform_op_order_naming_an_op_type_usd_does_not_know(tmp_path):
+    order = 'uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:foo"]'
+    stage = pendulum(tmp_path, link=f"double3 xformOp:foo = (1, 2, 3)\n{order}")
+    assert load_error(stage) == "/World/arm/link: xformOpOrder names xformOp:foo: USD has no op type 'foo'"
+
+
+def test_single_axis_ops_are_numbers(tmp_path):
+    order = 'uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:translateZ", "xformOp:rotateX"]'
+    stage = pendulum(tmp_path, link=f"double xformOp:translateZ = 0.5\nfloat xformOp:rotateX = 90\n{order}")
+    scene = usdart.load(str(stage))
+    assert scene.description.bodies["/World/arm/link"].pose.position == pytest.approx([1, 0, 0.5])

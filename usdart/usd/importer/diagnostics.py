@@ -74,7 +74,9 @@ def _name(source) -> str:
 def _usdart_error(exc: Tf.ErrorException, stage_name: str):
     """A USD error raised while reading (e.g. a relationship authored as an attribute) names its prim."""
     text = " ".join(str(exc).split())
-    detail = text.split(" : ", 1)[-1].strip(" '")
+    # "Error in '<function>' at line N in file F : '<message>'", once per error: keep the messages
+    messages = [part.split(" : ", 1)[-1].strip(" '") for part in text.split("Error in '")[1:]]
+    detail = "; ".join(messages) if messages else text
     match = _PRIM_PATH.search(detail)
     if match and match.group(1).startswith("/"):
         return PhysicsImportError(match.group(1), f"USD cannot read it: {detail[:300]}")

@@ -15,6 +15,7 @@ from pxr import Gf, Tf, Usd, UsdGeom
 from ...errors import PhysicsImportError
 from .usd_values import PHYSICAL_SCALE
 
+_OP_TYPES = {str(UsdGeom.XformOp.GetOpTypeToken(t)) for t in UsdGeom.XformOp.Type.allValues} - {""}
 SMALLEST_SCALE = 1e-9  # an axis scaled below this has collapsed: no rotation or inertia can be recovered
 
 
@@ -77,6 +78,9 @@ def _op_names(prim: Usd.Prim) -> list[str]:
     for name in names:
         if not name.startswith(("xformOp:", "!invert!xformOp:", "!resetXformStack!")):
             raise PhysicsImportError(prim.GetPath(), f"xformOpOrder names '{name}', which is not an xformOp")
+        op = name.split("xformOp:", 1)[-1].split(":")[0]
+        if name.startswith(("xformOp:", "!invert!")) and op not in _OP_TYPES:
+            raise PhysicsImportError(prim.GetPath(), f"xformOpOrder names {name}: USD has no op type '{op}'")
     return [n for n in names if n.startswith("xformOp:")]
 
 
@@ -87,7 +91,7 @@ def _op_kind(name: str) -> str:
         return "a quaternion"
     if op == "transform":
         return "a 4x4 matrix"
-    if op in ("rotateX", "rotateY", "rotateZ"):
+    if op[-1] in "XYZ" and op[:-1] in ("rotate", "translate", "scale"):  # one axis
         return "a number"
     return "a 3-vector"
 
