@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 import usdart
-from usdart.app import simulation
+from usdart.app import output_files, simulation
 from usdart.app.cli import main
 
 ROOT = Path(__file__).parent.parent
@@ -175,13 +175,13 @@ def test_broken_dependencies_do_not_break_the_check(tmp_path, capfd):
     (tmp_path / "folder.usda").mkdir()
     stage = tmp_path / "broken.usda"
     stage.write_text("#usda 1.0\n(\n    subLayers = [@garbage.usda@, @folder.usda@, @gone.usda@, @no_format.xyz@]\n)\n")
-    assert simulation.check_output(tmp_path / "out.usda", stage) == str(tmp_path / "out.usda")
+    assert output_files.check_output(tmp_path / "out.usda", stage) == str(tmp_path / "out.usda")
     assert capfd.readouterr() == ("", "")  # quiet: the loader reports broken layers, not this check
     for name in ("garbage.usda", "gone.usda"):
         with pytest.raises(usdart.UsdartError, match="^" + re.escape(f"{tmp_path / name}: is a sublayer")):
-            simulation.check_output(tmp_path / name, stage)
+            output_files.check_output(tmp_path / name, stage)
     # a missing input is the loader's to report
-    assert simulation.check_output(tmp_path / "out.usda", tmp_path / "nope.usda") == str(tmp_path / "out.usda")
+    assert output_files.check_output(tmp_path / "out.usda", tmp_path / "nope.usda") == str(tmp_path / "out.usda")
 
 
 # ---- 2. runs the stage's metadata makes absurd are refused before the first step ----------------------------
@@ -352,7 +352,7 @@ def test_inspect_json_has_no_nan_or_infinity(runner, monkeypatch):
 # ---- 6. Ctrl-C and SIGTERM at any moment ----------------------------------------------------------------------
 SLOW_WRITE = """
 import os, sys, time
-from usdart.app import simulation
+from usdart.app import output_files, simulation
 def slow_export(layer, target):
     def write(tmp):
         with open(tmp, "w") as f:
@@ -361,7 +361,7 @@ def slow_export(layer, target):
         open(usd_tmp, "w").close()
         print("writing", flush=True)
         time.sleep(60)
-    simulation.write_atomically(target, write)
+    output_files.write_atomically(target, write)
 simulation.export_atomic = slow_export
 """
 
@@ -464,7 +464,7 @@ def test_killed_run_leaves_temporary_files_that_the_next_run_removes(runner, tmp
     # the next run into the folder removes them once nothing has touched them for a while
     fresh = runner.invoke(main, ["simulate", str(stage), "-o", str(tmp_path / "next.usda"), "--steps", "2", "-q"])
     assert fresh.exit_code == 0 and sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == left
-    old = time.time() - simulation.STALE_AFTER - 1
+    old = time.time() - output_files.STALE_AFTER - 1
     for name in left:
         os.utime(tmp_path / name, (old, old))
     again = runner.invoke(main, ["simulate", str(stage), "-o", str(tmp_path / "next.usda"), "--steps", "2", "-q"])
@@ -484,7 +484,7 @@ def test_stale_temporary_files_go_and_live_ones_stay(runner, tmp_path):
         f".notes.{dead}.txt": True,  # not our pattern
         f"out.{dead}.usdart-tmp.usda": True,  # not hidden: not ours
     }
-    old = time.time() - simulation.STALE_AFTER - 1
+    old = time.time() - output_files.STALE_AFTER - 1
     for name in names:
         (tmp_path / name).write_text("partial")
         os.utime(tmp_path / name, (old, old))

@@ -444,7 +444,7 @@ def test_ctrl_c_mid_run_leaves_no_file(runner, tmp_path, monkeypatch):
 
 
 def test_interrupt_while_exporting_removes_the_temporary_file(tmp_path):
-    from usdart.app.simulation import export_atomic
+    from usdart.app.output_files import export_atomic
 
     class HalfWritten:
         def Export(self, path):

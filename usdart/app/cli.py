@@ -60,9 +60,9 @@ def _exit_on_signal(wakeup: int, signals) -> None:
     code, line = _INTERRUPTS[signal.Signals(signum)]
     clear = "\r\033[K" if os.isatty(2) else ""  # over a progress bar
     os.write(2, f"{clear}{line}\n".encode())
-    simulation = sys.modules.get("usdart.app.simulation")  # no import here: the main thread may hold its lock
-    if simulation is not None and hasattr(simulation, "remove_temporaries"):
-        simulation.remove_temporaries()
+    files = sys.modules.get("usdart.app.output_files")  # no import here: the main thread may hold its lock
+    if files is not None:
+        files.remove_temporaries()
     os._exit(code)
 
 
@@ -221,7 +221,7 @@ def _save(stage, source: str, output: str | None) -> None:
     """Write the edited root layer over `source` (the file a symbolic link names), or to `output`: never
     over another of the stage's files (a sublayer, reference or payload), and only beside `source` when it
     names files by relative paths."""
-    from .simulation import check_output, export_atomic, writable_target
+    from .output_files import check_output, export_atomic, writable_target
 
     layer = stage.GetRootLayer()
     in_place = output is None or os.path.realpath(output) == os.path.realpath(source)
@@ -379,7 +379,7 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
     STAGE by relative path (or is flattened) and is written atomically.
     """
     from ..scene import load
-    from .simulation import check_output
+    from .output_files import check_output
     from .simulation import simulate as run
 
     if duration is not None and steps is not None:
@@ -416,8 +416,8 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
 @_friendly_errors
 def plot(stage, output, pattern):
     """Plot joint positions and velocities over time from STAGE's time samples (a simulate output)."""
+    from .output_files import refuse_input_layer, writable_target
     from .plot import plot as draw
-    from .simulation import refuse_input_layer, writable_target
 
     if output is not None:
         refuse_input_layer(writable_target(output), stage)

@@ -81,7 +81,7 @@ def plot(path, output=None, pattern: str | None = None) -> str:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UsdartError('usdart plot needs matplotlib: pip install "usdart[plot]"') from None
-    from .simulation import writable_target, write_atomically
+    from .output_files import writable_target, write_atomically
 
     target = writable_target(output or os.path.splitext(os.fspath(path))[0] + ".png")
     series, mpu = joint_series(path, pattern)
