@@ -9,7 +9,7 @@ from .core import layout as L
 from .core.articulation_model import build_articulation_model, locked_axes
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
-from .core.model import build_model, constraint_joint
+from .core.model import build_model, closed_trees, constraint_joint
 from .core.state import set_initial_state, zeros_control, zeros_state
 from .errors import UsdartError
 from .usd.importer import read_stage
@@ -148,6 +148,19 @@ class Scene:
             engine.update_poses(w)
         if world is None:
             engine.time = 0.0
+
+    @property
+    def conserve_momentum(self) -> bool:
+        """Whether the step keeps the momentum of floating articulations that no joint ties to the world or
+        to another articulation: only gravity and link forces change it, never joint forces (default; see
+        usdart.core.kernels.momentum). False steps as plain reduced-coordinate integrators do (MuJoCo's
+        Euler and RK4), whose momentum errs at first order in dt when the mechanism changes shape fast."""
+        return bool(self._engine.control.tree_settings[:, L.TS_CONSERVE_MOMENTUM].any())
+
+    @conserve_momentum.setter
+    def conserve_momentum(self, value: bool) -> None:
+        closed = closed_trees(self._engine.model)
+        self._engine.control.tree_settings[:, L.TS_CONSERVE_MOMENTUM] = closed & bool(value)
 
     @property
     def divergence_speed(self) -> float:

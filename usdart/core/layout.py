@@ -71,9 +71,10 @@ TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_U
 # model.mimic_par (n, 4)
 MP_GEARING, MP_OFFSET, MP_FREQUENCY, MP_DAMPING_RATIO = range(4)
 
-# control.tree_settings (n_trees, 3) float: what users may change between steps
-TS_SLEEP_THRESHOLD, TS_DRIVE_LIMITS_ARE_FORCES, TS_DIVERGENCE_SPEED = range(3)
-TREE_SETTING_COLUMNS = 3
+# control.tree_settings (n_trees, 4) float: what users may change between steps
+# (TS_CONSERVE_MOMENTUM: 1 where the step keeps a floating tree's momentum, usdart.core.kernels.momentum)
+TS_SLEEP_THRESHOLD, TS_DRIVE_LIMITS_ARE_FORCES, TS_DIVERGENCE_SPEED, TS_CONSERVE_MOMENTUM = range(4)
+TREE_SETTING_COLUMNS = 4
 
 # The divergence guard: after every step each stepped tree's joint and root velocities must be finite and
 # at most DIVERGENCE_SPEED (m/s or rad/s; TS_DIVERGENCE_SPEED per tree), its positions and link positions

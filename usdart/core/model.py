@@ -244,6 +244,20 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
     )
 
 
+def closed_trees(model: Model) -> np.ndarray:
+    """Per tree, whether only internal forces join its links: a floating tree of several links that no
+    joint ties to the world or to another tree (its momentum changes only by gravity and link forces)."""
+    tree = model.trees.tree
+    closed = (tree[:, L.T_ROOT] == 6) & (tree[:, L.T_LINK1] - tree[:, L.T_LINK0] > 1)
+    link_tree = model.links.link[:, L.L_TREE]
+    for sides, links in zip(model.couplings.joint_sides, model.couplings.joint_link):
+        if sides != 0:  # a joint between two trees or to the world
+            for link in links:
+                if link >= 0:
+                    closed[link_tree[link]] = False
+    return closed
+
+
 def _global(side, link_start) -> int:
     t, local = side
     return -1 if t < 0 else int(link_start[t] + local)

@@ -14,7 +14,7 @@ import numpy as np
 from . import layout as L
 from .articulation_model import ArticulationModel
 from .description import ArticulationDesc
-from .model import Model
+from .model import Model, closed_trees
 
 
 class State(NamedTuple):
@@ -69,6 +69,7 @@ class Workspace(NamedTuple):
     vec: np.ndarray  # (W, 10, 6) small vectors
     posed: np.ndarray  # (W, n_dofs + 4 n_links + 7 n_trees): the positions the link poses are of
     diverged: np.ndarray  # (W, DIVERGED_COLUMNS) int64: DV_* (the divergence guard's report; not scratch)
+    momentum: np.ndarray  # (W, n_trees, 6) the momentum a closed floating tree must end its step with
     # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
     art_inertia: np.ndarray  # (W', n_links, 6, 6)
     art_bias: np.ndarray  # (W', n_links, 6)
@@ -129,6 +130,7 @@ def zeros_control(model: Model, worlds: int) -> Control:
     settings = np.zeros((nt, L.TREE_SETTING_COLUMNS))
     settings[:, L.TS_DRIVE_LIMITS_ARE_FORCES] = 1.0
     settings[:, L.TS_DIVERGENCE_SPEED] = L.DIVERGENCE_SPEED
+    settings[:, L.TS_CONSERVE_MOMENTUM] = closed_trees(model)
     return Control(
         np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)), settings
     )
@@ -164,6 +166,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         vec=z((worlds, 10, 6)),
         posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
         diverged=np.zeros((worlds, L.DIVERGED_COLUMNS), np.int64),
+        momentum=z((worlds, nt, 6)),
         art_inertia=z((wa, n, 6, 6)),
         art_bias=z((wa, n, 6)),
         dof_u=z((wa, nd, 6)),

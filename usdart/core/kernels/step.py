@@ -34,6 +34,7 @@ from ..layout import (
     T_ROOT,
     T_V0,
     T_V1,
+    TS_CONSERVE_MOMENTUM,
     TS_DIVERGENCE_SPEED,
     TS_SLEEP_THRESHOLD,
     WAKE_TIME,
@@ -41,6 +42,7 @@ from ..layout import (
 from .aba import aba
 from .integrate import integrate_positions
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
+from .momentum import aim_momentum, keep_momentum
 from .sleep import below_threshold, pushed
 from .smooth import unconstrained_velocity
 from .solver import fill_rows, solve_island
@@ -245,6 +247,64 @@ def in_bounds(m, st, ctl, w, t):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def aim(m, ctl, st, ws, w, t, dt):
+    """For a tree that keeps its momentum: the momentum it must end the step with (after begin_tree)."""
+    if ctl.tree_settings[t, TS_CONSERVE_MOMENTUM] == 0.0:
+        return
+    lk, tr = m.links, m.trees.tree
+    aim_momentum(
+        lk.link_vec,
+        lk.link_par,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        dt,
+        m.gravity,
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        ws.vel[w],
+        ws.wrench[w],
+        ws.momentum[w, t],
+        ws.vec[w, 0],
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def keep(m, ctl, st, ws, w, t, dt):
+    """For a tree that keeps its momentum: its root velocity moved to that momentum (after finish_poses)."""
+    if ctl.tree_settings[t, TS_CONSERVE_MOMENTUM] == 0.0 or st.asleep[w, t]:
+        return
+    lk, tr = m.links, m.trees.tree
+    keep_momentum(
+        lk.link,
+        lk.link_rot,
+        lk.link_vec,
+        lk.link_par,
+        m.dofs.dof_par,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        tr[t, T_ROOT] == 6,
+        dt,
+        st.link_rot[w],
+        st.link_pos[w],
+        st.qd[w],
+        st.root_vel[w, t],
+        st.root_acc[w, t],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        ws.vel[w],
+        ws.momentum[w, t],
+        ws.vec[w, 0],
+        ws.vec[w, 1],
+        ws.vec[w, 2],
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def begin_tree(m, st, ctl, ws, w, t, dt):
     """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H). The helpers that take
     the whole records are inlined into the two world steps: written once, compiled in place."""
@@ -431,11 +491,13 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
             continue
         for e in range(e0, e1):
             begin_tree(m, st, ctl, ws, w, members[e], dt)
+            aim(m, ctl, st, ws, w, members[e], dt)
         solve_rows(m, st, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
             falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
             euler_positions(m, st, ws, w, members[e], dt)
             finish_poses(m, st, ctl, w, members[e], falls)
+            keep(m, ctl, st, ws, w, members[e], dt)
             if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
                 ws.diverged[w, DV_TREE] = members[e]
                 diverged = True
@@ -685,12 +747,14 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             continue
         for e in range(e0, e1):
             begin_tree(m, st, ctl, ws, w, members[e], dt)
+            aim(m, ctl, st, ws, w, members[e], dt)
             rk4_smooth(m, st, ctl, ws, w, members[e], dt)
         solve_rows(m, st, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
             falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
             rk4_positions(m, st, ws, w, members[e], dt)
             finish_poses(m, st, ctl, w, members[e], falls)
+            keep(m, ctl, st, ws, w, members[e], dt)
             if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
                 ws.diverged[w, DV_TREE] = members[e]
                 diverged = True
