@@ -1,0 +1,202 @@
+"""Run a USD stage in real PhysX (NVIDIA's Kit-less `ovphysx` wheel, CPU) for step-for-step comparisons.
+
+`run_physx(stage_path, dt, steps, solver="PGS")` loads the stage, steps it `steps` times by `dt` and returns
+per-step joint positions, joint velocities and link poses of one articulation, converted to usdart's
+conventions (checked against usdart in tests/test_physx_pgs.py):
+
+- Units: the tensor bindings give joint positions in radians / metres and velocities in rad/s / m/s
+  (their newer session-read API would give degrees for rotational axes; it is not used here). No conversion.
+- Sign: PhysX reports a DOF in the USD joint's body0 -> body1 sense; usdart's internal joint state follows
+  the tree (parent -> child). A joint authored with body1 as the parent link (or body1 = world) is negated.
+  Measured on a pendulum with its hinge authored child -> parent: PhysX -0.00247727 rad after one 1/60 s
+  step, usdart +0.00247727 rad.
+- Order: PhysX numbers links and DOFs breadth-first from the root, children in stage order, as usdart
+  does; the binding names them by prim leaf name only, so names are mapped back to prim paths here (and the
+  tests check them against `art.dof_names` and `art.links`).
+- Poses: PhysX gives [x, y, z, qx, qy, qz, qw] of each link's actor frame (the body prim's frame); they are
+  returned as usdart's `link_transforms()` rows [x, y, z, qw, qx, qy, qz].
+- Revolute joints without limits: PhysX lets such a position leave (-pi, pi] a little before wrapping it
+  (3.141902 read after a step where usdart wraps to -3.141283), so compare angles modulo 2 pi.
+- Time: ovphysx steps by the `dt` passed to `step`, whatever `physxScene:timeStepsPerSecond` says.
+  No warm-up: creating a tensor binding before the first step makes ovphysx "auto-warm-up", a step of
+  about 1e-9 s before t = 0 (measured: the pendulum then starts at 8.9e-9 rad/s), as `warmup()` does. The
+  runner steps once before it creates its bindings, and then no warm-up runs.
+- The bindings are float32: expect ~1e-7 relative rounding on top of any real difference.
+
+Process state: schema registration and CPU mode are process-global in ovphysx, and are done once here.
+Several stages run one after another, or with two `PhysX` instances alive at once, in one process (usd-core's
+`pxr` loaded too) give bit-identical results to fresh processes (measured on a pendulum and
+arm_with_gripper.usda), so no subprocess is used.
+
+This module imports ovphysx lazily: it imports without it; tests call `pytest.importorskip("ovphysx")`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+from pxr import Sdf, Usd, UsdPhysics
+
+SOLVERS = ("PGS", "TGS")
+_ready = False
+
+
+def force_solver(stage_path, solver: str, out_path) -> Path:
+    """Write a flattened copy of the stage with `physxScene:solverType = solver` on every PhysicsScene.
+
+    Flattened so that relative asset paths and the stage metadata (metersPerUnit, upAxis, ...) survive the
+    move to another folder."""
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, not {solver!r}")
+    stage = Usd.Stage.Open(str(stage_path))
+    scenes = [p.GetPath() for p in stage.Traverse() if p.IsA(UsdPhysics.Scene)]
+    if not scenes:
+        raise ValueError(f"{stage_path}: no PhysicsScene to author physxScene:solverType on")
+    layer = stage.Flatten()
+    for path in scenes:
+        spec = layer.GetPrimAtPath(path)
+        apis = spec.GetInfo("apiSchemas") if spec.HasInfo("apiSchemas") else Sdf.TokenListOp()
+        if "PhysxSceneAPI" not in apis.GetAddedOrExplicitItems():
+            apis.prependedItems = [*apis.prependedItems, "PhysxSceneAPI"]
+            spec.SetInfo("apiSchemas", apis)
+        attr = spec.attributes.get("physxScene:solverType") or Sdf.AttributeSpec(
+            spec, "physxScene:solverType", Sdf.ValueTypeNames.Token, Sdf.VariabilityUniform
+        )
+        attr.default = solver
+    layer.Export(str(out_path))
+    return Path(out_path)
+
+
+def _setup():
+    """Process-global ovphysx setup: CPU only, PhysX schemas registered before the first population."""
+    global _ready
+    import ovphysx  # noqa: F401  (ImportError here is the caller's cue to skip)
+    import ovstage
+    from ovphysx import PhysX
+    from ovphysx.samples.python_samples.schema_support import physx_schema_paths
+
+    if not _ready:
+        PhysX.set_cpu_mode(True)
+        ovstage.population.register_usd_schemas([str(p) for p in physx_schema_paths()])
+        _ready = True
+
+
+def _prims(stage_path, articulation):
+    """The open stage (kept alive: prims die with it), the articulation root path, and leaf name -> prims of
+    the stage's joints and rigid bodies."""
+    stage = Usd.Stage.Open(str(stage_path))
+    prims = list(stage.Traverse())
+    roots = [str(p.GetPath()) for p in prims if p.HasAPI(UsdPhysics.ArticulationRootAPI)]
+    if articulation is None:
+        if len(roots) != 1:
+            raise ValueError(f"{stage_path}: {len(roots)} articulation roots {roots}; pass articulation=")
+        articulation = roots[0]
+    by_name: dict[str, list] = {}
+    for p in prims:
+        if p.IsA(UsdPhysics.Joint) or p.HasAPI(UsdPhysics.RigidBodyAPI):
+            by_name.setdefault(p.GetName(), []).append(p)
+    return stage, articulation, by_name
+
+
+def _unique(by_name, name):
+    found = by_name.get(name, [])
+    if len(found) != 1:
+        raise ValueError(f"PhysX names {name!r}, which matches {len(found)} prims; give prims unique names")
+    return found[0]
+
+
+def _dof_signs(joints, links):
+    """+1 where the joint's body0 is the parent link (or the world), -1 where body1 is (PhysX -> usdart)."""
+    index = {str(path): i for i, path in enumerate(links)}
+
+    def link_of(rel):  # the link a body relationship names (or an ancestor of its target); None = world
+        for target in rel.GetTargets():
+            for path in target.GetPrefixes()[::-1]:
+                if str(path) in index:
+                    return index[str(path)]
+        return None
+
+    signs = []
+    for prim in joints:
+        j = UsdPhysics.Joint(prim)
+        b0, b1 = link_of(j.GetBody0Rel()), link_of(j.GetBody1Rel())
+        # links are breadth-first, so the parent has the smaller index; the world is everyone's parent
+        body1_is_parent = b0 is not None and (b1 is None or b1 < b0)
+        signs.append(-1.0 if body1_is_parent else 1.0)
+    return np.array(signs)
+
+
+def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", articulation: str | None = None) -> dict:
+    """Step `stage_path` in ovphysx (CPU) `steps` times by `dt`; one articulation's state after every step.
+
+    solver: "PGS" or "TGS" authors `physxScene:solverType` on a flattened temporary copy; None keeps the
+    stage's own (PhysX's schema default is TGS). articulation: the prim carrying ArticulationRootAPI, if the
+    stage has several.
+
+    Returns a dict of numpy float64 arrays (row k = the state after k + 1 steps, at time (k + 1) dt) and
+    names, in usdart's conventions (see the module docstring):
+      time (S,), joint_position (S, D), joint_velocity (S, D), link_pose (S, L, 7) as [x, y, z, qw, qx, qy, qz],
+      dof_names (joint prim path per DOF), links (link prim paths),
+      dof_signs (D,) (the factor applied to PhysX's values), solver (as run).
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, not {steps}")
+    _setup()
+    import ovstage
+    from ovphysx import PhysX
+    from ovphysx.types import TensorType
+
+    with tempfile.TemporaryDirectory(prefix="physx_runner_") as tmp:
+        if solver is not None:
+            stage_path = force_solver(stage_path, solver, Path(tmp) / "stage.usda")
+        usd, root, by_name = _prims(stage_path, articulation)  # `usd` keeps the prims in by_name alive
+        physx = PhysX()
+        stage = ovstage.Stage("physx_runner")
+        bindings = []
+        try:
+            ovstage.population.open_usd(stage, str(stage_path), ordinal=1, domains=ovstage.PopulationDomain.ALL)
+            stage.advance_write_floor(ordinal=1).wait()
+            physx.wait_task(physx.attach_ovstage(stage, read_ordinal=1))
+            physx.step_sync(dt)  # before any binding exists: see "No warm-up" above
+            with warnings.catch_warnings():  # tensor bindings: deprecated in 0.6, kept through 0.7
+                warnings.simplefilter("ignore", DeprecationWarning)
+                for kind in ("ARTICULATION_DOF_POSITION", "ARTICULATION_DOF_VELOCITY", "ARTICULATION_LINK_POSE"):
+                    bindings.append(
+                        physx.create_tensor_binding(pattern=root, tensor_type=TensorType[kind], raise_if_empty=True)
+                    )
+            q_b, qd_b, pose_b = bindings
+            if q_b.count != 1:
+                raise ValueError(f"{root}: matches {q_b.count} articulations in PhysX, expected 1")
+            links = [str(_unique(by_name, n).GetPath()) for n in q_b.body_names]
+            joints = [_unique(by_name, n) for n in q_b.dof_names]
+            signs = _dof_signs(joints, links)
+            q, qd, pose = (np.zeros(b.shape, np.float32) for b in bindings)
+            Q, QD, P = np.zeros((steps, len(signs))), np.zeros((steps, len(signs))), np.zeros((steps, len(links), 7))
+            for k in range(steps):
+                if k:
+                    physx.step_sync(dt)
+                q_b.read(q)
+                qd_b.read(qd)
+                pose_b.read(pose)
+                Q[k], QD[k] = signs * q[0], signs * qd[0]
+                P[k, :, :3], P[k, :, 3], P[k, :, 4:] = pose[0, :, :3], pose[0, :, 6], pose[0, :, 3:6]
+        finally:
+            for b in bindings:
+                b.destroy()
+            if physx.is_stage_attached(stage):
+                physx.wait_task(physx.detach_ovstage())
+            stage.destroy()
+            physx.destroy()
+    return {
+        "time": dt * np.arange(1, steps + 1),
+        "joint_position": Q,
+        "joint_velocity": QD,
+        "link_pose": P,
+        "dof_names": [str(j.GetPath()) for j in joints],
+        "links": links,
+        "dof_signs": signs,
+        "solver": solver,
+    }

@@ -1,0 +1,237 @@
+"""Step for step with real PhysX: usdart and ovphysx (CPU, PGS solver) on the same stages.
+
+Each scenario runs 2 s at 60 Hz and at 240 Hz in both simulators from the same USD file, with
+`physxScene:solverType = "PGS"` authored in it, and the joint positions after every step must agree to
+1e-4 rad (revolute, compared modulo 2 pi: PhysX wraps free revolute joints a little later than usdart)
+or 1e-4 m (prismatic). PhysX's side is tests/physx_runner.py; the whole module skips without ovphysx.
+
+The small stages are a pendulum (base fixed to the world, one link 1 m out on a Y hinge), with
+PhysxRigidBodyAPI on its links: linear and angular damping 0 and a huge maxAngularVelocity, so that PhysX's
+defaults for bodies without that API (angular damping 0.05, ...) do not act, as usdart applies them only
+where the API is applied. A scenario that does not agree is an xfail(strict=True) with the measured
+error, never a looser tolerance.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pxr import Sdf, Usd, UsdPhysics
+
+pytest.importorskip("ovphysx", reason="real PhysX (the ovphysx wheel, in the [test] extra) is not installed")
+pytest.importorskip("ovstage", reason="ovphysx's ovstage dependency is not installed")
+try:  # by metadata, as ovphysx finds it: importing physx_usd_schemas would register it with usd-core's pxr
+    metadata.distribution("physx-usd-schemas")
+except metadata.PackageNotFoundError:
+    pytest.skip("PhysX's USD schemas (physx-usd-schemas, [test] extra) are not installed", allow_module_level=True)
+
+from physx_runner import force_solver, run_physx  # noqa: E402
+
+import usdart  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_stages"
+TOL = 1e-4  # rad or m, max over 2 s of every DOF
+DURATION = 2.0
+RATES = (60, 240)
+NO_SELF_COLLISIONS = " without self-collisions"
+
+STAGE = """#usda 1.0
+(
+    kilogramsPerUnit = 1
+    metersPerUnit = 1
+    upAxis = "Z"
+)
+def Xform "World"
+{
+    def PhysicsScene "scene" (prepend apiSchemas = ["PhysxSceneAPI"])
+    {
+        vector3f physics:gravityDirection = (0, 0, -1)
+        float physics:gravityMagnitude = 9.81
+        uniform token physxScene:solverType = "SOLVER"
+    }
+    def Xform "arm" (prepend apiSchemas = ["PhysicsArticulationRootAPI"])
+    {
+        def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"])
+        {
+BODY
+        }
+        def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"])
+        {
+BODY
+            double3 xformOp:translate = (1, 0, 0)
+            uniform token[] xformOpOrder = ["xformOp:translate"]
+        }
+        def PhysicsFixedJoint "anchor"
+        {
+            rel physics:body1 = </World/arm/base>
+        }
+        def PhysicsRevoluteJoint "hinge" HINGE_APIS
+        {
+            uniform token physics:axis = "Y"
+HINGE
+        }
+    }
+}
+"""
+BODY = """            float physics:mass = 1
+            float3 physics:diagonalInertia = (0.1, 0.1, 0.1)
+            float physxRigidBody:linearDamping = 0
+            float physxRigidBody:angularDamping = 0
+            float physxRigidBody:maxAngularVelocity = 1e10"""
+FORWARD = """            rel physics:body0 = </World/arm/base>
+            rel physics:body1 = </World/arm/link>
+            point3f physics:localPos0 = (0, 0, 0)
+            point3f physics:localPos1 = (-1, 0, 0)"""
+# the same hinge authored child -> parent: PhysX reports it negated, usdart's internal state does not
+REVERSED = """            rel physics:body0 = </World/arm/link>
+            rel physics:body1 = </World/arm/base>
+            point3f physics:localPos0 = (-1, 0, 0)
+            point3f physics:localPos1 = (0, 0, 0)"""
+
+# scenario -> (hinge API schemas, hinge lines); angles in degrees and gains per degree, as USD authors them
+PENDULUMS = {
+    "pendulum": ([], FORWARD),
+    "pendulum_reversed_joint": ([], REVERSED),
+    "pd_drive": (
+        ["PhysicsDriveAPI:angular"],
+        FORWARD
+        + """
+            uniform token drive:angular:physics:type = "force"
+            float drive:angular:physics:stiffness = 0.5
+            float drive:angular:physics:damping = 0.02
+            float drive:angular:physics:targetPosition = 30""",
+    ),
+    "limit_hit": (
+        [],
+        FORWARD
+        + """
+            float physics:lowerLimit = -30
+            float physics:upperLimit = 40""",
+    ),
+    "joint_friction": (
+        ["PhysxJointAxisAPI:angular"],
+        FORWARD
+        + """
+            float physxJointAxis:angular:staticFrictionEffort = 6
+            float physxJointAxis:angular:dynamicFrictionEffort = 5
+            float physxJointAxis:angular:viscousFrictionCoefficient = 0.01""",
+    ),
+}
+
+
+def pendulum_stage(tmp_path: Path, scenario: str, solver: str = "PGS") -> Path:
+    apis, hinge = PENDULUMS[scenario]
+    text = (
+        STAGE.replace("SOLVER", solver)
+        .replace("BODY", BODY)
+        .replace("HINGE_APIS", f"(prepend apiSchemas = [{', '.join(repr(a) for a in apis)}])" if apis else "")
+        .replace("HINGE", hinge)
+    )
+    path = tmp_path / f"{scenario}_{solver}.usda"
+    path.write_text(text)
+    return path
+
+
+def sample_stage(tmp_path: Path, case: str) -> Path:
+    """A bundled sample with physxScene:solverType = "PGS" authored (a flattened copy); the case
+    "<name>.usda without self-collisions" also authors physxArticulation:enabledSelfCollisions = false."""
+    name = case.split()[0]
+    path = force_solver(SAMPLES / name, "PGS", tmp_path / name)
+    if case.endswith(NO_SELF_COLLISIONS):
+        stage = Usd.Stage.Open(str(path))
+        for prim in stage.Traverse():
+            if prim.HasAPI(UsdPhysics.ArticulationRootAPI):
+                prim.CreateAttribute("physxArticulation:enabledSelfCollisions", Sdf.ValueTypeNames.Bool).Set(False)
+        stage.Save()
+    return path
+
+
+def run_usdart(path: Path, dt: float, steps: int) -> dict:
+    scene = usdart.load(str(path))
+    scene.time_step = dt
+    art = scene.articulations[0]
+    cache = art.create_cache()
+    q, qd = np.zeros((steps, art.dof_count)), np.zeros((steps, art.dof_count))
+    poses = np.zeros((steps, len(art.links), 7))
+    for k in range(steps):
+        scene.step()
+        art.copy_internal_state_to_cache(cache)
+        q[k], qd[k], poses[k] = cache.joint_position, cache.joint_velocity, art.link_transforms()
+    names = {"dof_names": art.dof_names, "links": art.links}
+    return {**names, "joint_position": q, "joint_velocity": qd, "link_pose": poses}
+
+
+def joint_error(path: Path, rate: int, solver: str = "PGS") -> tuple[float, dict, dict]:
+    """Max |q_physx - q_usdart| over 2 s at `rate` Hz, every DOF; revolute DOFs modulo 2 pi."""
+    dt, steps = 1.0 / rate, round(DURATION * rate)
+    ours, theirs = run_usdart(path, dt, steps), run_physx(path, dt, steps, solver=solver)
+    assert [n.split(":")[0] for n in ours["dof_names"]] == theirs["dof_names"]
+    assert ours["links"] == theirs["links"]
+    stage = Usd.Stage.Open(str(path))
+    revolute = np.array([stage.GetPrimAtPath(n).IsA(UsdPhysics.RevoluteJoint) for n in theirs["dof_names"]])
+    diff = theirs["joint_position"] - ours["joint_position"]
+    diff[:, revolute] = (diff[:, revolute] + np.pi) % (2 * np.pi) - np.pi
+    return float(np.abs(diff).max()), ours, theirs
+
+
+# ---- the scenarios usdart matches (or documents where it does not) -----------------------------------------
+CASES = [
+    *PENDULUMS,
+    "two_link_arm.usda",  # at rest: its hinge axis passes through the link's centre of mass (checks the import)
+    "arm_with_gripper.usda",
+    "arm_with_gripper.usda" + NO_SELF_COLLISIONS,
+]
+_CONTACTS = (
+    "usdart simulates no contacts; PhysX collides the sample's overlapping capsules of non-adjacent links "
+    "(articulation self-collisions are on by default); without self-collisions they agree (case below): "
+)
+XFAIL = {
+    ("arm_with_gripper.usda", 60): _CONTACTS + "max joint error 0.0995 rad (4.8e-3 after one step), "
+    "PhysX joint speeds up to 1.03 rad/s (usdart 0.46)",
+    ("arm_with_gripper.usda", 240): _CONTACTS + "max joint error 0.43 rad (0.023 after one step), "
+    "PhysX joint speeds up to 13.7 rad/s (usdart 0.50)",
+}
+
+
+@pytest.mark.parametrize("rate", RATES)
+@pytest.mark.parametrize("case", CASES)
+def test_joint_positions_match_physx_pgs(tmp_path, case, rate, request):
+    if (case, rate) in XFAIL:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=XFAIL[case, rate]))
+    path = pendulum_stage(tmp_path, case) if case in PENDULUMS else sample_stage(tmp_path, case)
+    error, _, _ = joint_error(path, rate)
+    assert error <= TOL, f"{case} at {rate} Hz: max joint error {error:.3g} vs PhysX PGS"
+
+
+def test_conventions_sign_order_and_poses(tmp_path):
+    """The runner's conversions: a hinge authored child -> parent comes back in usdart's tree sense (PhysX
+    itself reports it negated), and link poses agree as [x, y, z, qw, qx, qy, qz] rows."""
+    error, ours, theirs = joint_error(pendulum_stage(tmp_path, "pendulum_reversed_joint"), 60)
+    assert theirs["dof_signs"].tolist() == [-1.0]
+    assert theirs["joint_position"][0, 0] > 0 and error <= TOL
+    position_error = np.abs(theirs["link_pose"][..., :3] - ours["link_pose"][..., :3]).max()
+    assert position_error <= TOL and rotation_angle(theirs["link_pose"], ours["link_pose"]).max() <= TOL
+
+
+def rotation_angle(a, b):
+    """Angle (rad) between the rotations of [.., qw, qx, qy, qz] rows: 2 asin |vector part of conj(a) b|,
+    exact near zero even for PhysX's float32 quaternions (1 - |a.b| is not)."""
+    wa, va, wb, vb = a[..., 3:4], a[..., 4:], b[..., 3:4], b[..., 4:]
+    vector = wa * vb - wb * va - np.cross(va, vb)
+    norms = np.linalg.norm(a[..., 3:], axis=-1) * np.linalg.norm(b[..., 3:], axis=-1)
+    return 2 * np.arcsin(np.minimum(np.linalg.norm(vector, axis=-1) / norms, 1.0))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="usdart has no TGS solver yet (PGS only): max joint error 0.117 rad at 60 Hz (0.028 at 240 Hz). "
+    "PhysX's TGS moves positions in every position iteration (substeps; PhysX's default count, 32, here), "
+    "usdart once per step: with solverPositionIterationCount = 1, TGS matches usdart to 6e-7 rad",
+)
+def test_tgs_pendulum_known_gap(tmp_path):
+    """PhysX's TGS solver on the plain pendulum, against usdart (PGS only): documents the gap until TGS lands."""
+    error, _, _ = joint_error(pendulum_stage(tmp_path, "pendulum", solver="TGS"), 60, solver="TGS")
+    assert error <= TOL, f"max joint error {error:.3g} vs PhysX TGS"
