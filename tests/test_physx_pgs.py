@@ -235,3 +235,19 @@ def test_tgs_pendulum_known_gap(tmp_path):
     """PhysX's TGS solver on the plain pendulum, against usdart (PGS only): documents the gap until TGS lands."""
     error, _, _ = joint_error(pendulum_stage(tmp_path, "pendulum", solver="TGS"), 60, solver="TGS")
     assert error <= TOL, f"max joint error {error:.3g} vs PhysX TGS"
+
+
+@pytest.mark.parametrize(
+    "direction, magnitude",
+    [("(0, 0, -2)", "9.81"), ("(0, 0, -0.5)", "9.81"), ("(0, 0, 0)", "9.81"), ("(1, 0, -1)", "4")],
+)
+def test_gravity_is_the_authored_direction_times_the_magnitude(tmp_path, direction, magnitude):
+    """PhysX does not normalise physics:gravityDirection ((0, 0, -2) doubles gravity) and an authored zero
+    direction is no gravity (UsdPhysics documents both otherwise; PhysX wins, README "Simulation")."""
+    path = pendulum_stage(tmp_path, "pendulum")
+    text = path.read_text().replace("(0, 0, -1)\n", f"{direction}\n", 1).replace("= 9.81", f"= {magnitude}", 1)
+    path.write_text(text)
+    error, ours, _ = joint_error(path, 60)
+    assert error <= TOL, f"gravity {direction} x {magnitude}: max joint error {error:.3g} vs PhysX PGS"
+    moved = np.abs(ours["joint_position"]).max()
+    assert (moved == 0.0) if direction == "(0, 0, 0)" else (moved > 0.1)

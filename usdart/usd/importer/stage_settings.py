@@ -68,11 +68,12 @@ def read_settings(stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[
 
 
 def _gravity(scene: Usd.Prim, up_vector: np.ndarray, mpu: float) -> np.ndarray:
-    direction = read(scene, "physics:gravityDirection", np.zeros(3))
+    """Gravity as PhysX applies it: the authored direction times the magnitude, not normalised ((0, 0, -2)
+    doubles it) and an authored (0, 0, 0) is no gravity; unauthored, the direction is down the up axis."""
+    direction = authored(scene, "physics:gravityDirection")
+    direction = -up_vector if direction is None else np.asarray(direction, float)
     magnitude = read(scene, "physics:gravityMagnitude", -np.inf)
-    norm = float(np.linalg.norm(direction))
-    direction = -up_vector if norm == 0.0 else direction / norm
-    # negative magnitude (the -inf fallback) means "Earth gravity in stage units"
+    # negative magnitude (the -inf fallback) means "Earth gravity" (PhysX turns an authored -inf into NaN)
     accel = STANDARD_GRAVITY if magnitude < 0 else magnitude * mpu
     if "NewtonSceneAPI" in applied_schemas(scene) and read(scene, "newton:gravityEnabled", True) is False:
         accel = 0.0
