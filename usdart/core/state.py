@@ -69,7 +69,7 @@ class Workspace(NamedTuple):
     vec: np.ndarray  # (W, 10, 6) small vectors
     posed: np.ndarray  # (W, n_dofs + 4 n_links + 7 n_trees): the positions the link poses are of
     diverged: np.ndarray  # (W, DIVERGED_COLUMNS) int64: DV_* (the divergence guard's report; not scratch)
-    momentum: np.ndarray  # (W, n_trees, 6) the momentum a closed floating tree must end its step with
+    momentum: np.ndarray  # (W, n_trees, 9) the momentum a closed floating tree must end its step with, its COM
     # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
     art_inertia: np.ndarray  # (W', n_links, 6, 6)
     art_bias: np.ndarray  # (W', n_links, 6)
@@ -166,7 +166,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         vec=z((worlds, 10, 6)),
         posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
         diverged=np.zeros((worlds, L.DIVERGED_COLUMNS), np.int64),
-        momentum=z((worlds, nt, 6)),
+        momentum=z((worlds, nt, 9)),
         art_inertia=z((wa, n, 6, 6)),
         art_bias=z((wa, n, 6)),
         dof_u=z((wa, nd, 6)),

@@ -13,8 +13,10 @@ at the momentum the outside gives it: linear p + dt * sum(m_i g + f_i), angular 
 L_c + dt * sum((x_i - c) x (m_i g + f_i) + tau_i), with f_i, tau_i the step's link forces (user forces,
 gravity switched off, link damping, PhysX's velocity limits). After the step `keep_momentum` moves the
 root velocity by the one rigid motion of the whole tree that restores it (joint velocities kept):
-d_omega = I_c^-1 dL, d_v_root = dp / M + d_omega x (c_root - c). Exact for any integrator; nothing changes
-while the step already conserves momentum to rounding.
+d_omega = I_c^-1 dL, d_v_root = dp / M + d_omega x (c_root - c), and translates the whole tree so that its
+centre of mass moved by dt p / M (semi-implicit Euler of the COM; the position update, which keeps the
+generalized velocities while the mechanism changes shape, moves it otherwise). Exact for any integrator;
+nothing changes while the step already conserves momentum to rounding.
 """
 
 from __future__ import annotations
@@ -58,10 +60,11 @@ def centroidal_momentum(l0, l1, body_mass, body_moment, body_inertia, vel, out, 
 
 @njit(cache=True, _nrt=False)
 def aim_momentum(
-    link_vec, link_par, l0, l1, dt, gravity, rot, pos, body_mass, body_moment, body_inertia, vel, wrench, target, com
+    link_vec, link_par, l0, l1, dt, gravity, rot, pos, body_mass, body_moment, body_inertia, vel, wrench, target
 ):
-    """target = the momentum at the step end that the outside gives (see the module), from the step-start
-    inertias, velocities and link forces [force; torque] at the COMs; com: scratch (3)."""
+    """target[0:6] = the momentum at the step end that the outside gives (see the module), from the
+    step-start inertias, velocities and link forces [force; torque] at the COMs; target[6:9] = the COM."""
+    com = target[6:9]
     centroidal_momentum(l0, l1, body_mass, body_moment, body_inertia, vel, target, com)
     for i in range(l0, l1):
         m, f = link_par[i, LP_MASS], wrench[i]
@@ -92,6 +95,7 @@ def keep_momentum(
     rot,
     pos,
     qd,
+    root_pos,
     root_vel,
     root_acc,
     motion,
@@ -105,8 +109,9 @@ def keep_momentum(
     c_root,
 ):
     """Move the root velocity (and the step's root acceleration) so that the tree's momentum at its new pose
-    is `target`; now (6), com and c_root (3) are scratch. Poses must be those of the step end. `floating` is
-    always true here; it is passed as the runtime flag link_velocities is compiled for."""
+    is `target`, and the whole tree (root position and link poses) so that its COM is where that momentum
+    carried it from the step start: c + dt p / M. now (6), com and c_root (3) are scratch; poses must be those
+    of the step end. `floating` is always true here: the runtime flag link_velocities is compiled for."""
     world_frames(
         link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment, body_inertia
     )
@@ -154,3 +159,8 @@ def keep_momentum(
     root_acc[3] += w0 / dt
     root_acc[4] += w1 / dt
     root_acc[5] += w2 / dt
+    for a in range(3):  # the position update moved the COM by other than dt p / M: put it there
+        shift = target[6 + a] + dt * target[a] / mass - com[a]
+        root_pos[a] += shift
+        for i in range(l0, l1):
+            pos[i, a] += shift

@@ -267,7 +267,6 @@ def aim(m, ctl, st, ws, w, t, dt):
         ws.vel[w],
         ws.wrench[w],
         ws.momentum[w, t],
-        ws.vec[w, 0],
     )
 
 
@@ -290,6 +289,7 @@ def keep(m, ctl, st, ws, w, t, dt):
         st.link_rot[w],
         st.link_pos[w],
         st.qd[w],
+        st.root_pos[w, t],
         st.root_vel[w, t],
         st.root_acc[w, t],
         ws.motion[w],
