@@ -4,6 +4,7 @@ one; stable runs are unchanged by the guard (bit for bit); `usdart simulate` exi
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -17,6 +18,10 @@ import usdart
 from usdart import CacheFlag
 from usdart import authoring as A
 from usdart.errors import SimulationDiverged, UsdartError
+
+# bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
+# (the recorded reference runs and the MuJoCo twin have no PhysX body damping)
+load = functools.partial(usdart.load, physx_body_defaults=False)
 
 ROOT = Path(__file__).parent.parent
 ARM = ROOT / "sample_stages/arm_with_gripper.usda"
@@ -89,7 +94,7 @@ def diverge(scene, steps=600) -> SimulationDiverged:
 
 # ---- what a divergence reports -----------------------------------------------------------------------
 def test_light_chain_at_60hz_diverges_and_says_where_when_and_what():
-    scene = usdart.load(light_chain())
+    scene = load(light_chain())
     err = diverge(scene)
     msg = str(err)
     assert "\n" not in msg
@@ -106,9 +111,9 @@ def test_the_chain_blows_up_without_the_guard_and_in_mujoco_too(tmp_path, monkey
     """Not an artefact of the bound: with no speed bound the run goes on into inf/NaN (which the guard's
     finiteness check still stops), and MuJoCo's Euler on the same model blows up at the same step."""
     monkeypatch.chdir(tmp_path)  # MuJoCo logs its warning to MUJOCO_LOG.TXT in the working folder
-    reference = usdart.load(light_chain())
+    reference = load(light_chain())
     step = round(diverge(reference).time * 60)
-    unbounded = usdart.load(light_chain())
+    unbounded = load(light_chain())
     unbounded.divergence_speed = math.inf
     err = diverge(unbounded)
     assert round(err.time * 60) > step
@@ -117,7 +122,7 @@ def test_the_chain_blows_up_without_the_guard_and_in_mujoco_too(tmp_path, monkey
     mujoco = pytest.importorskip("mujoco")
     from mujoco_twin import mujoco_twin
 
-    art = usdart.load(light_chain()).articulations[0]
+    art = load(light_chain()).articulations[0]
     model, maps = mujoco_twin(art, 1 / 60, "euler")
     data = mujoco.MjData(model)
     data.qpos[:], data.qvel[:] = maps.to_mujoco(art.state)
@@ -131,7 +136,7 @@ def test_the_chain_blows_up_without_the_guard_and_in_mujoco_too(tmp_path, monkey
 
 
 def test_huge_gravity_diverges_in_the_first_step_in_every_world():
-    scene = usdart.load(light_chain(gravity=1e11), worlds=3)
+    scene = load(light_chain(gravity=1e11), worlds=3)
     err = diverge(scene, 5)
     assert err.time == pytest.approx(1 / 60) and err.world == 0
     assert "diverged at t = 0.0166667 s in world 0 of 3 (worlds 1, 2 too): joint velocity of" in str(err)
@@ -140,19 +145,19 @@ def test_huge_gravity_diverges_in_the_first_step_in_every_world():
 def test_explicit_damping_under_rk4_diverges_and_implicit_euler_does_not():
     """Passive joint damping is implicit in the Euler step (M + dt D) and explicit in RK4 (as MuJoCo's):
     100 N m s/rad on 1e-6 kg m^2 links is far beyond RK4's stability at 60 Hz."""
-    euler = usdart.load(light_chain(damping=100.0))
+    euler = load(light_chain(damping=100.0))
     euler.step(600)
     assert np.all(np.isfinite(euler.articulations[0].state.qd))
-    rk4 = usdart.load(light_chain(damping=100.0), integrator="rk4")
+    rk4 = load(light_chain(damping=100.0), integrator="rk4")
     err = diverge(rk4)
     assert err.time == pytest.approx(1 / 60) and str(err).startswith("/World/chain: articulation")
 
 
 def test_an_undeclared_loop_with_frames_far_apart_diverges():
-    scene = usdart.load(square_loop(gap=5.0))
+    scene = load(square_loop(gap=5.0))
     err = diverge(scene)
     assert str(err).startswith("/World/loop: articulation (root link /World/loop/b0) diverged at t = ")
-    closed = usdart.load(square_loop(gap=0.0))
+    closed = load(square_loop(gap=0.0))
     closed.step(600)  # the same loop with its frames together is fine
     assert np.all(np.isfinite(closed.articulations[0].state.q))
 
@@ -161,7 +166,7 @@ def test_a_free_body_thrown_beyond_the_bound_is_named():
     st = new_stage()
     ball = body(st, "/World/ball", pos=(0, 0, 1))
     A.set_rigid_body_velocity(ball, linear=(2e8, 0, 0))
-    scene = usdart.load(st)
+    scene = load(st)
     err = diverge(scene, 3)
     assert str(err).startswith(
         "/World/ball: rigid body diverged at t = 0.0166667 s: root linear x velocity is 2e+08 m/s, "
@@ -177,7 +182,7 @@ def test_a_free_body_thrown_beyond_the_bound_is_named():
 
 # ---- after a divergence --------------------------------------------------------------------------------
 def test_state_reads_raise_the_same_error_until_reset():
-    scene = usdart.load(light_chain())
+    scene = load(light_chain())
     art = scene.articulations[0]
     cache = art.create_cache()
     first = str(diverge(scene))
@@ -199,7 +204,7 @@ def test_state_reads_raise_the_same_error_until_reset():
     art.copy_internal_state_to_cache(cache, CacheFlag.FORCE | CacheFlag.JOINT_TARGET_POSITIONS)  # controls
 
     scene.reset()
-    fresh = usdart.load(light_chain()).articulations[0]
+    fresh = load(light_chain()).articulations[0]
     assert not scene.diverged and scene.time == 0.0
     for name in ("q", "qd", "qdd", "root_pos", "root_quat", "root_vel", "link_pos", "link_rot"):
         assert np.array_equal(getattr(art.state, name), getattr(fresh.state, name)), name
@@ -207,7 +212,7 @@ def test_state_reads_raise_the_same_error_until_reset():
 
 
 def test_a_finite_state_applied_through_the_cache_recovers():
-    scene = usdart.load(light_chain())
+    scene = load(light_chain())
     art = scene.articulations[0]
     cache = art.create_cache()  # the authored start state
     start_q = cache.joint_position.copy()
@@ -227,7 +232,7 @@ def test_a_finite_state_applied_through_the_cache_recovers():
 
 
 def test_only_the_diverged_world_stops_and_a_world_reset_recovers_it():
-    scene = usdart.load(ARM, worlds=2)
+    scene = load(ARM, worlds=2)
     art = scene.articulations[0]
     cache = art.create_cache()
     cache.joint_velocity[1] = 1e9  # joint2 thrown beyond the bound in world 1
@@ -236,10 +241,10 @@ def test_only_the_diverged_world_stops_and_a_world_reset_recovers_it():
     assert err.world == 1 and 0 < err.time < 20 * scene.time_step
     assert " in world 1 of 2: joint velocity of /World/robot/joints/" in str(err)
     scene.reset(world=1)
-    alone = usdart.load(ARM)
+    alone = load(ARM)
     alone.step(20)
     assert np.array_equal(art.state.q[0], alone.articulations[0].state.q[0])  # world 0 ran all 20 steps
-    assert np.array_equal(art.state.q[1], usdart.load(ARM).articulations[0].state.q[0])  # world 1 as authored
+    assert np.array_equal(art.state.q[1], load(ARM).articulations[0].state.q[0])  # world 1 as authored
     scene.step(20)
 
 
@@ -250,8 +255,8 @@ PENDULUM_10000 = {"euler": (0.09071258852069222, 3.5329271782176157), "rk4": (0.
 
 @pytest.mark.parametrize("integrator", ["euler", "rk4"])
 def test_a_long_stable_pendulum_run_is_bit_identical_with_and_without_the_guard(integrator):
-    guarded = usdart.load(pendulum(), integrator=integrator)
-    unguarded = usdart.load(pendulum(), integrator=integrator)
+    guarded = load(pendulum(), integrator=integrator)
+    unguarded = load(pendulum(), integrator=integrator)
     unguarded.divergence_speed = math.inf
     assert guarded.divergence_speed == 1e8
     energies = []
@@ -280,7 +285,7 @@ ARM_Q_40 = [  # the arm's joint positions after 40 steps in its three worlds, re
 def test_a_multi_world_run_is_bit_identical_with_and_without_the_guard():
     runs = []
     for speed in (None, math.inf):
-        scene = usdart.load(ARM, worlds=3)
+        scene = load(ARM, worlds=3)
         if speed is not None:
             scene.divergence_speed = speed
         for w, target in enumerate((-0.5, 0.3, 0.0)):
@@ -294,7 +299,7 @@ def test_a_multi_world_run_is_bit_identical_with_and_without_the_guard():
 
 # ---- dynamics queries ------------------------------------------------------------------------------------
 def test_dynamics_results_that_overflow_raise_naming_the_articulation():
-    art = usdart.load(ARM).articulations[0]
+    art = load(ARM).articulations[0]
     cache = art.create_cache()
     cache.joint_velocity[:] = 1e200  # finite in, inf out (velocity products)
     with pytest.raises(UsdartError, match=r"^/World/robot/base: the joint forces came out non-finite"):

@@ -206,15 +206,19 @@ def test_body_velocity_units():
     np.testing.assert_allclose(desc.angular_velocity, [0, 0, math.pi / 2])
 
 
-def test_physx_rigid_body_defaults_only_when_applied():
+def test_physx_rigid_body_fallbacks_apply_to_every_body_unless_turned_off():
+    """As PhysX simulates a plain UsdPhysics body: PhysxRigidBodyAPI's fallbacks (tests/test_physx_pgs.py
+    checks the motion); physx_body_defaults=False leaves bodies without the API undamped and unlimited."""
     st = new_stage()
     b = body(st, "/World/ball")
     root_api(st, "/World/ball")
     desc = usdart.load(st).articulations[0].desc.bodies[0]
+    assert desc.angular_damping == pytest.approx(0.05) and desc.max_angular_velocity == pytest.approx(5729.58 * DEG)
+    desc = usdart.load(st, physx_body_defaults=False).articulations[0].desc.bodies[0]
     assert desc.angular_damping == 0 and desc.max_angular_velocity == math.inf
     apply(b, "PhysxRigidBodyAPI")
     set_attr(b, "physxRigidBody:linearDamping", 0.3)
-    desc = usdart.load(st).articulations[0].desc.bodies[0]
+    desc = usdart.load(st, physx_body_defaults=False).articulations[0].desc.bodies[0]
     assert desc.linear_damping == pytest.approx(0.3)
     assert desc.angular_damping == pytest.approx(0.05)  # schema fallback
     assert desc.max_angular_velocity == pytest.approx(5729.58 * DEG)

@@ -5,6 +5,7 @@ Linear momentum is summed from the cache's link COM velocities and masses; angul
 comes from the centroidal momentum matrix (a CRBA-based kernel, independent of the step's momentum code).
 """
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,10 @@ from test_hostile_input import pendulum
 
 import usdart
 from usdart.core.frames import quat_to_matrix
+
+# bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
+# (conservation laws without PhysX's default link damping (a drag from outside)
+load = functools.partial(usdart.load, physx_body_defaults=False)
 
 DATA = Path(__file__).parent / "data"
 
@@ -60,7 +65,7 @@ VIOLATED_LIMIT = (
 @pytest.mark.parametrize("integrator", ["euler", "rk4"])
 @pytest.mark.parametrize("hinge, apis", [STIFF_DRIVE, VIOLATED_LIMIT], ids=["stiff drive", "violated limit"])
 def test_joint_forces_leave_a_free_body_at_rest(tmp_path, integrator, hinge, apis):
-    scene = usdart.load(free_two_link_body(tmp_path, hinge, apis), integrator=integrator)
+    scene = load(free_two_link_body(tmp_path, hinge, apis), integrator=integrator)
     art = scene.articulations[0]
     start = centre_of_mass(art)
     scene.step(60)
@@ -71,7 +76,7 @@ def test_joint_forces_leave_a_free_body_at_rest(tmp_path, integrator, hinge, api
     assert np.abs(p).max() < 1e-10 and np.abs(L).max() < 1e-10
     assert np.abs(centre_of_mass(art) - start).max() < 1e-12  # and its centre of mass stays where it was
     # the same run without the momentum step: the reduced-coordinate error this guards against
-    plain = usdart.load(free_two_link_body(tmp_path, hinge, apis), integrator=integrator)
+    plain = load(free_two_link_body(tmp_path, hinge, apis), integrator=integrator)
     plain.conserve_momentum = False
     plain.step(60)
     assert np.abs(momentum(plain.articulations[0])[0]).max() > 1e-3
@@ -79,7 +84,7 @@ def test_joint_forces_leave_a_free_body_at_rest(tmp_path, integrator, hinge, api
 
 def test_under_gravity_only_gravity_changes_the_momentum(tmp_path):
     """p(t) = p(0) + M g t and L_c constant, while a stiff drive swings the body around."""
-    scene = usdart.load(free_two_link_body(tmp_path, *STIFF_DRIVE, gravity=9.81))
+    scene = load(free_two_link_body(tmp_path, *STIFF_DRIVE, gravity=9.81))
     art = scene.articulations[0]
     scene.step(90)
     p, L, _ = momentum(art)
@@ -90,7 +95,7 @@ def test_under_gravity_only_gravity_changes_the_momentum(tmp_path):
 
 def test_a_link_force_changes_the_momentum_by_its_impulse(tmp_path):
     """A 2 N force on the link's COM for one step: linear momentum F dt, angular momentum (x - c) x F dt."""
-    scene = usdart.load(free_two_link_body(tmp_path, *STIFF_DRIVE))
+    scene = load(free_two_link_body(tmp_path, *STIFF_DRIVE))
     art = scene.articulations[0]
     scene.step(10)
     p0, L0, _ = momentum(art)
@@ -119,7 +124,7 @@ def test_the_ant_with_its_feet_outside_their_limits_stays_where_it_is():
         if prim.IsA(UsdPhysics.Scene):
             UsdPhysics.Scene(prim).GetGravityMagnitudeAttr().Set(0.0)
     for integrator in ("euler", "rk4"):
-        scene = usdart.load(stage, integrator=integrator)
+        scene = load(stage, integrator=integrator)
         art = scene.articulations[0]
         scene.step(int(1.0 / scene.time_step))
         _, L, com_velocity = momentum(art)

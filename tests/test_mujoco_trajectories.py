@@ -12,6 +12,7 @@ blocks the ant's passive damping. Unlimited revolute joints wrap to (-pi, pi], s
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from functools import cache
@@ -26,6 +27,10 @@ from pxr import Gf, Sdf, Usd, UsdPhysics
 import usdart
 from usdart import CacheFlag
 from usdart.core.frames import quat_to_matrix
+
+# bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
+# (MuJoCo's models have no PhysX body damping or velocity limits)
+load = functools.partial(usdart.load, physx_body_defaults=False)
 
 DATA = Path(__file__).parent / "data"
 ROBOTS = {
@@ -89,7 +94,7 @@ def start(name, stage, integrator):
     its articulation and, per usdart DOF, the reference joint column and sign (-1 for a joint usdart
     turned to follow the tree)."""
     meta, _ = reference(name)
-    scene = usdart.load(stage, integrator=integrator)
+    scene = load(stage, integrator=integrator)
     scene.time_step = DT
     scene.conserve_momentum = False  # MuJoCo's integrators keep no momentum beyond their own order
     art = scene.articulations[0]
@@ -160,7 +165,7 @@ def test_twin_matches_stored_mujoco_dynamics(name):
     """The twin (from the USD numbers) is MuJoCo's model of the robot: mass matrix, bias forces and forward
     dynamics at the stored samples agree with MuJoCo on the original model to the USD's float32 precision."""
     meta, arrays = reference(name)
-    art = usdart.load(open_stage(name, damping=False)).articulations[0]  # mj_qacc: no damping
+    art = load(open_stage(name, damping=False)).articulations[0]  # mj_qacc: no damping
     model, maps = mujoco_twin(art, DT)
     data = mujoco.MjData(model)
     joints = {j["name"]: j for j in meta["joints"]}

@@ -245,13 +245,18 @@ class Scene:
         )
 
 
-def load(source, worlds: int = 1, integrator: str = "euler", strict: bool = False) -> Scene:
+def load(
+    source, worlds: int = 1, integrator: str = "euler", strict: bool = False, physx_body_defaults: bool = True
+) -> Scene:
     """Import a USD stage (file path or open `Usd.Stage`) into a `Scene`; `worlds` independent copies of
     its state are stepped together (parameter sweeps, learning). `strict`: a sublayer, reference or payload
-    that cannot be loaded is an error, not a warning."""
+    that cannot be loaded is an error, not a warning. `physx_body_defaults`: bodies without
+    PhysxRigidBodyAPI get its fallbacks (angular damping 0.05, 100 rad/s angular velocity limit) as PhysX
+    simulates them; False: no damping and no velocity limits unless the API is applied (UsdPhysics alone,
+    as MuJoCo and Pinocchio models have them)."""
     if int(worlds) < 1:
         raise UsdartError(f"worlds must be at least 1, got {worlds}")
-    stage, description = read_stage(source, strict=strict)
+    stage, description = read_stage(source, strict=strict, physx_body_defaults=physx_body_defaults)
     return Scene(stage, description, int(worlds), integrator)
 
 

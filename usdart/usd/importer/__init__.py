@@ -70,12 +70,12 @@ def _stage_order(stage: Usd.Stage, paths: set[str]) -> dict[str, int]:
     return order
 
 
-def read_stage(source, strict: bool = False) -> tuple[Usd.Stage, SceneDescription]:
+def read_stage(source, strict: bool = False, physx_body_defaults: bool = True) -> tuple[Usd.Stage, SceneDescription]:
     """Stage and its description. USD's composition warnings become usdart warnings (errors with `strict`,
-    and always when they leave the stage without physics)."""
+    and always when they leave the stage without physics); `physx_body_defaults`: see importer.bodies."""
     with collected_usd_reports(source) as reports:
         try:
-            stage, description = _read(source)
+            stage, description = _read(source, physx_body_defaults)
         except UnicodeDecodeError as exc:
             raise StageError(f"{os.fspath(source)}: contains text that is not UTF-8 ({exc.reason})") from None
     failed = reports.composition
@@ -91,12 +91,13 @@ def _layer_name(stage: Usd.Stage) -> str:
     return layer.realPath or layer.identifier
 
 
-def _read(source) -> tuple[Usd.Stage, SceneDescription]:
+def _read(source, physx_body_defaults: bool) -> tuple[Usd.Stage, SceneDescription]:
     stage = open_stage(source)
     warnings: list[str] = []
     parsed = _parse(stage)
     scene_prims = [stage.GetPrimAtPath(p) for p, _ in _entries(parsed, "Scene")]
     settings = read_settings(stage, scene_prims, warnings)
+    settings.physx_body_defaults = physx_body_defaults
     transforms = WorldTransforms(warnings)
 
     bodies = {}
