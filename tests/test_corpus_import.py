@@ -1,5 +1,6 @@
 """Real robots converted to USD (tests/data, from ../shared/corpus) import as their sources define them."""
 
+import functools
 import json
 import os
 
@@ -7,6 +8,9 @@ import numpy as np
 import pytest
 
 import usdart
+
+# massless frames and undamped bodies as the URDF/MJCF source models (and MuJoCo, Pinocchio) have them
+load = functools.partial(usdart.load, physx_body_defaults=False)
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 ROBOTS = [
@@ -21,7 +25,7 @@ def robot(request):
     name, usd, ref = request.param
     with open(os.path.join(DATA, name, ref)) as f:
         reference = json.load(f)
-    scene = usdart.load(os.path.join(DATA, name, usd))
+    scene = load(os.path.join(DATA, name, usd))
     return scene, reference
 
 
@@ -52,14 +56,14 @@ def test_link_masses_match_mujoco_bodies(robot):
 
 
 def test_panda_finger_mimic_from_newton_schema():
-    scene = usdart.load(os.path.join(DATA, "panda", "panda.usda"))
+    scene = load(os.path.join(DATA, "panda", "panda.usda"))
     (m,) = scene.articulations[0].mimic_joints
     assert m["dof"].endswith("panda_finger_joint2") and m["reference_dof"].endswith("panda_finger_joint1")
     assert m["gearing"] == pytest.approx(-1.0) and m["offset"] == 0.0
 
 
 def test_ant_newton_joint_attributes():
-    scene = usdart.load(os.path.join(DATA, "ant", "ant.usda"))
+    scene = load(os.path.join(DATA, "ant", "ant.usda"))
     with open(os.path.join(DATA, "ant", "ref_fixed.json")) as f:
         ref = {j["name"]: j for j in json.load(f)["joints"]}
     for dof in scene.articulations[0].desc.dofs:

@@ -292,3 +292,33 @@ def test_a_body_without_physx_rigid_body_api_moves_with_its_fallbacks(tmp_path, 
     assert "physxRigidBody" not in text
     error, _, _ = joint_error(path, rate)
     assert error <= TOL, f"max joint error {error:.3g} vs PhysX PGS"
+
+
+@pytest.mark.parametrize(
+    "link_mass",
+    [
+        "float physics:mass = 0",  # the URDF converter's massless frames (panda_link8): 1 kg, sphere inertia
+        "float physics:mass = 0\n            float3 physics:diagonalInertia = (0.1, 0.1, 0.1)",  # keeps its inertia
+        "float physics:mass = 0\n            float3 physics:diagonalInertia = (0.1, 0.1, 0.1)\n"
+        "            point3f physics:centerOfMass = (0.3, 0, 0)",  # and its centre of mass
+        "",  # no mass at all and no collider
+    ],
+    ids=["mass 0", "mass 0 with inertia", "mass 0 with inertia and COM", "no mass"],
+)
+def test_a_body_without_mass_gets_physx_fallback(tmp_path, link_mass):
+    """PhysX gives a body that resolves to no mass 1 kg (authored COM and inertia kept, else a 0.1 m
+    sphere's inertia); usdart does the same by default and moves as PhysX does."""
+    text = pendulum_stage(tmp_path, "pendulum").read_text()
+    head, link = text.split('def Xform "link"')
+    link = link.replace(
+        "            float physics:mass = 1\n            float3 physics:diagonalInertia = (0.1, 0.1, 0.1)",
+        "            " + link_mass,
+        1,
+    )
+    path = tmp_path / "massless_link.usda"
+    path.write_text(head + 'def Xform "link"' + link)
+    scene = usdart.load(str(path))
+    assert scene.articulations[0].link_masses[1] == 1.0
+    assert any("PhysX's fallback of 1 mass unit" in w for w in scene.warnings)
+    error, _, _ = joint_error(path, 60)
+    assert error <= TOL, f"max joint error {error:.3g} vs PhysX PGS"

@@ -5,8 +5,11 @@ Mass follows UsdPhysics: an authored positive `physics:mass` wins; otherwise the
 physics material, then 1000 kg/m^3). An authored centre of mass and diagonal inertia win over the
 collider-derived ones; collider inertia is rescaled to an authored mass. With no colliders and no
 inertia, a positive mass gets the inertia of a 0.1 m solid sphere (UsdPhysics' fallback, with a
-warning); an explicit mass of 0 without colliders is a massless frame (allowed where it is welded to
-a massive link, rejected elsewhere when the articulation is built).
+warning). A body that resolves to no mass (0 or none authored, no collider) gets PhysX's fallback of 1
+mass unit with the authored centre of mass and inertia, else the sphere's (measured on ovphysx: it moves
+as a 1 kg body with them, to 1e-6 rad; the URDF converter writes such bodies, e.g. panda_link8); with
+`physx_body_defaults = False` it is a massless frame instead (allowed where it is welded to a massive
+link, rejected elsewhere when the articulation is built).
 
 PhysxRigidBodyAPI's values apply to every body, its schema fallbacks where the API is not applied (angular
 damping 0.05, maxAngularVelocity 5729.58 deg/s = 100 rad/s, ...): PhysX simulates a plain UsdPhysics body
@@ -29,6 +32,7 @@ from .transforms import WorldTransforms
 from .usd_values import PHYSICAL_SCALE, applied_schemas, authored, read, read_physx
 
 DEFAULT_DENSITY = 1000.0  # kg/m^3
+PHYSX_FALLBACK_MASS = 1.0  # stage mass units: what PhysX gives a body that resolves to no mass
 FALLBACK_SPHERE_RADIUS = 0.1  # m
 
 
@@ -101,6 +105,12 @@ def _mass_properties(prim, colliders, transforms: WorldTransforms, scale, settin
         mass = mass_attr * kpu
     elif from_colliders is not None:
         mass = from_colliders.mass
+    elif settings.physx_body_defaults:
+        mass = PHYSX_FALLBACK_MASS * kpu
+        warnings.append(
+            f"{path}: no mass (none authored, or 0, and no collider); PhysX's fallback of "
+            f"{PHYSX_FALLBACK_MASS:g} mass unit is used"
+        )
     else:
         mass = 0.0  # massless unless authored: checked where the body is used
 
