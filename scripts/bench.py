@@ -119,7 +119,7 @@ def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]
     from mujoco_twin import mujoco_twin
 
     dt, rows = 1e-3, []
-    scene = usdart.load(PANDA, physx_body_defaults=False)
+    scene = usdart.load(PANDA, semantics="newton")
     scene.time_step = dt
     art = scene.articulations[0]
     model, maps = mujoco_twin(art, dt, "euler", limits=True)
@@ -153,7 +153,7 @@ def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]
         )
     )
 
-    batch = usdart.load(PANDA, worlds=worlds, physx_body_defaults=False)
+    batch = usdart.load(PANDA, worlds=worlds, semantics="newton")
     batch.time_step = dt
     many = batch.articulations[0]
     random_states(many, worlds, np.random.default_rng(1))
@@ -176,7 +176,7 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     """RNEA, CRBA, ABA of the Panda: usdart entry points on a cache's scratch scene next to Pinocchio."""
     from pin_reference import PinTwin
 
-    art = usdart.load(PANDA, physx_body_defaults=False).articulations[0]
+    art = usdart.load(PANDA, semantics="newton").articulations[0]
     m = art.model
     rng = np.random.default_rng(0)
     nv, n = m.n_root + m.n_dofs, m.n_links
@@ -209,7 +209,7 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
         rows.append((f"{algo.upper()} one Python call vs Pinocchio's", t_ours, single[algo]))
 
     # batches: every world of a scene of N Pandas at its own random state
-    batch = usdart.load(PANDA, worlds=worlds, physx_body_defaults=False)
+    batch = usdart.load(PANDA, worlds=worlds, semantics="newton")
     many = batch.articulations[0]
     random_states(many, worlds, rng)
     eng = batch._engine

@@ -10,7 +10,7 @@ import pytest
 import usdart
 
 # massless frames and undamped bodies as the URDF/MJCF source models (and MuJoCo, Pinocchio) have them
-load = functools.partial(usdart.load, physx_body_defaults=False)
+load = functools.partial(usdart.load, semantics="newton")
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 ROBOTS = [

@@ -21,7 +21,7 @@ from usdart.errors import SimulationDiverged, UsdartError
 
 # bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
 # (the recorded reference runs and the MuJoCo twin have no PhysX body damping)
-load = functools.partial(usdart.load, physx_body_defaults=False)
+load = functools.partial(usdart.load, semantics="newton")
 
 ROOT = Path(__file__).parent.parent
 ARM = ROOT / "sample_stages/arm_with_gripper.usda"

@@ -22,7 +22,7 @@ from usdart import CacheFlag
 from usdart.core.frames import quat_to_matrix
 
 # massless frames and undamped bodies as the URDF/MJCF source models (and MuJoCo, Pinocchio) have them
-load = functools.partial(usdart.load, physx_body_defaults=False)
+load = functools.partial(usdart.load, semantics="newton")
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent

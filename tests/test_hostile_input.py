@@ -91,9 +91,9 @@ def pendulum(tmp_path, name="stage.usda", **authored):
     return path
 
 
-def load_error(path, physx_body_defaults=True) -> str:
+def load_error(path, semantics="physx") -> str:
     with pytest.raises(usdart.UsdartError) as info:
-        usdart.load(str(path), physx_body_defaults=physx_body_defaults)
+        usdart.load(str(path), semantics=semantics)
     return str(info.value)
 
 
@@ -278,7 +278,7 @@ def test_broken_transform_of_an_ancestor_names_the_ancestor(tmp_path):
 def test_prismatic_joint_whose_child_has_inertia_but_no_mass(tmp_path):
     stage = pendulum(tmp_path, link="float physics:mass = 0")
     stage.write_text(stage.read_text().replace("PhysicsRevoluteJoint", "PhysicsPrismaticJoint"))
-    msg = load_error(stage, physx_body_defaults=False)  # with PhysX's fallback the link would weigh 1 kg
+    msg = load_error(stage, semantics="newton")  # with PhysX's fallback the link would weigh 1 kg
     assert msg.startswith("/World/arm/link:") and "/World/arm/hinge" in msg
 
 
@@ -286,7 +286,7 @@ def test_floating_articulation_whose_root_link_is_massless(tmp_path):
     stage = pendulum(tmp_path, base="float physics:mass = 0\nfloat3 physics:diagonalInertia = (0, 0, 0)")
     text = stage.read_text().replace("rel physics:body1 = </World/arm/base>", "")
     stage.write_text(text)
-    msg = load_error(stage, physx_body_defaults=False)  # with PhysX's fallback the root would weigh 1 kg
+    msg = load_error(stage, semantics="newton")  # with PhysX's fallback the root would weigh 1 kg
     assert msg.startswith("/World/arm/base:") and "mass" in msg
 
 

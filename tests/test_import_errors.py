@@ -13,7 +13,7 @@ from usdart.app.cli import main
 
 def import_error(stage):
     with pytest.raises(usdart.UsdartError) as info:
-        usdart.load(stage, physx_body_defaults=False)  # massless bodies are refused, not given 1 kg
+        usdart.load(stage, semantics="newton")  # massless bodies are refused, not given 1 kg
     return str(info.value)
 
 
@@ -61,7 +61,7 @@ def test_massless_welded_frame_is_fine():
     st.GetPrimAtPath("/World/a/j2").SetTypeName("PhysicsFixedJoint")
     UsdPhysics.MassAPI(st.GetPrimAtPath("/World/a/tip")).GetMassAttr().Set(0.0)
     root_api(st, "/World/a/b0")
-    assert usdart.load(st, physx_body_defaults=False).articulations[0].link_masses.tolist() == [1.0, 1.0, 0.0]
+    assert usdart.load(st, semantics="newton").articulations[0].link_masses.tolist() == [1.0, 1.0, 0.0]
 
 
 def test_negative_mass():

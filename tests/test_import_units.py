@@ -22,8 +22,8 @@ def hinge_stage(mpu=1.0, kpu=1.0, kind="revolute"):
     return st, j
 
 
-def dof_of(st):
-    return usdart.load(st).articulations[0].desc.joints[1].dofs[0]
+def dof_of(st, semantics="physx"):
+    return usdart.load(st, semantics=semantics).articulations[0].desc.joints[1].dofs[0]
 
 
 def test_centimetre_gram_stage_converts_lengths_masses_and_inertia():
@@ -135,19 +135,23 @@ def test_physx_joint_axis_friction_armature_and_envelope():
 
 
 def test_newton_joint_attributes_and_physx_precedence():
+    """Read with the "newton" semantics; the default "physx" semantics ignores them as PhysX does
+    (tests/test_physx_pgs.py measures that on ovphysx)."""
     st, j = hinge_stage()
     apply(j, "NewtonJointAPI")
     set_attr(j, "newton:armature", 0.3)
     set_attr(j, "newton:damping", 0.1)  # N m s / deg
     set_attr(j, "newton:friction", 0.7)
     set_attr(j, "newton:velocityLimit", 180.0)
-    d = dof_of(st)
+    d = dof_of(st, semantics="newton")
     assert (d.armature, d.passive_damping, d.static_friction, d.max_velocity) == pytest.approx(
         (0.3, 0.1 / DEG, 0.7, math.pi)
     )
+    d = dof_of(st)
+    assert (d.armature, d.passive_damping, d.static_friction, d.max_velocity) == (0.0, 0.0, 0.0, math.inf)
     apply(j, "PhysxJointAPI")
     set_attr(j, "physxJoint:armature", 0.9)
-    d = dof_of(st)
+    d = dof_of(st, semantics="newton")
     assert d.armature == pytest.approx(0.9)  # authored PhysX wins
     assert d.max_velocity == pytest.approx(math.pi)  # authored Newton beats the PhysX fallback
 
@@ -208,17 +212,17 @@ def test_body_velocity_units():
 
 def test_physx_rigid_body_fallbacks_apply_to_every_body_unless_turned_off():
     """As PhysX simulates a plain UsdPhysics body: PhysxRigidBodyAPI's fallbacks (tests/test_physx_pgs.py
-    checks the motion); physx_body_defaults=False leaves bodies without the API undamped and unlimited."""
+    checks the motion); semantics="newton" leaves bodies without the API undamped and unlimited."""
     st = new_stage()
     b = body(st, "/World/ball")
     root_api(st, "/World/ball")
     desc = usdart.load(st).articulations[0].desc.bodies[0]
     assert desc.angular_damping == pytest.approx(0.05) and desc.max_angular_velocity == pytest.approx(5729.58 * DEG)
-    desc = usdart.load(st, physx_body_defaults=False).articulations[0].desc.bodies[0]
+    desc = usdart.load(st, semantics="newton").articulations[0].desc.bodies[0]
     assert desc.angular_damping == 0 and desc.max_angular_velocity == math.inf
     apply(b, "PhysxRigidBodyAPI")
     set_attr(b, "physxRigidBody:linearDamping", 0.3)
-    desc = usdart.load(st, physx_body_defaults=False).articulations[0].desc.bodies[0]
+    desc = usdart.load(st, semantics="newton").articulations[0].desc.bodies[0]
     assert desc.linear_damping == pytest.approx(0.3)
     assert desc.angular_damping == pytest.approx(0.05)  # schema fallback
     assert desc.max_angular_velocity == pytest.approx(5729.58 * DEG)

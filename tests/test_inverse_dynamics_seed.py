@@ -35,7 +35,7 @@ def pendulum():
     joint(stage, "/World/fix", None, "/World/base", kind="fixed")
     joint(stage, "/World/pivot", "/World/base", "/World/bob", axis="Z", lp1=(0, -D, 0))
     root_api(stage, "/World/fix")
-    return usdart.load(stage, physx_body_defaults=False).articulations[0]  # the seed's bodies: undamped
+    return usdart.load(stage, semantics="newton").articulations[0]  # the seed's bodies: undamped
 
 
 def double_pendulum(length=1.0):
@@ -49,7 +49,7 @@ def double_pendulum(length=1.0):
     joint(stage, "/World/j0", "/World/base", "/World/l1", axis="Z", lp1=(0, -length, 0))
     joint(stage, "/World/j1", "/World/l1", "/World/l2", axis="Z", lp1=(0, -length, 0))
     root_api(stage, "/World/fix")
-    return usdart.load(stage, physx_body_defaults=False).articulations[0]  # the seed's bodies: undamped
+    return usdart.load(stage, semantics="newton").articulations[0]  # the seed's bodies: undamped
 
 
 @pytest.fixture(scope="module")

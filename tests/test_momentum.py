@@ -18,7 +18,7 @@ from usdart.core.frames import quat_to_matrix
 
 # bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
 # (conservation laws without PhysX's default link damping (a drag from outside)
-load = functools.partial(usdart.load, physx_body_defaults=False)
+load = functools.partial(usdart.load, semantics="newton")
 
 DATA = Path(__file__).parent / "data"
 

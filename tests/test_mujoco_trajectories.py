@@ -30,7 +30,7 @@ from usdart.core.frames import quat_to_matrix
 
 # bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
 # (MuJoCo's models have no PhysX body damping or velocity limits)
-load = functools.partial(usdart.load, physx_body_defaults=False)
+load = functools.partial(usdart.load, semantics="newton")
 
 DATA = Path(__file__).parent / "data"
 ROBOTS = {

@@ -322,3 +322,29 @@ def test_a_body_without_mass_gets_physx_fallback(tmp_path, link_mass):
     assert any("PhysX's fallback of 1 mass unit" in w for w in scene.warnings)
     error, _, _ = joint_error(path, 60)
     assert error <= TOL, f"max joint error {error:.3g} vs PhysX PGS"
+
+
+@pytest.mark.parametrize(
+    "attribute",
+    ["newton:damping = 2", "newton:armature = 0.5", "newton:friction = 3", "newton:velocityLimit = 20"],
+)
+def test_physx_ignores_newton_joint_attributes(tmp_path, attribute):
+    """ovphysx 0.7 runs a hinge carrying NewtonJointAPI attributes as if they were not there; so does usdart by
+    default (the "newton" semantics reads them, as the MuJoCo comparisons need)."""
+    path = pendulum_stage(tmp_path, "pendulum")
+    text = path.read_text().replace(
+        'def PhysicsRevoluteJoint "hinge" ',
+        'def PhysicsRevoluteJoint "hinge" (prepend apiSchemas = ["NewtonJointAPI"])',
+    )
+    text = text.replace(
+        'uniform token physics:axis = "Y"\n', f'uniform token physics:axis = "Y"\n            float {attribute}\n'
+    )
+    path.write_text(text)
+    error, ours, _ = joint_error(path, 60)
+    assert error <= TOL, f"{attribute}: max joint error {error:.3g} vs PhysX PGS"
+    newton = usdart.load(str(path), semantics="newton")
+    newton.time_step = 1 / 60
+    newton.step(round(DURATION * 60))
+    cache = newton.articulations[0].create_cache()
+    newton.articulations[0].copy_internal_state_to_cache(cache)
+    assert abs(cache.joint_position[0] - ours["joint_position"][-1, 0]) > 0.1  # the attribute does act there

@@ -17,7 +17,7 @@ from usdart.core.frames import quat_to_matrix
 
 # bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
 # (analytic solutions and MuJoCo references have no PhysX body damping)
-load = functools.partial(usdart.load, physx_body_defaults=False)
+load = functools.partial(usdart.load, semantics="newton")
 
 ROOT = Path(__file__).parent.parent
 DEG = math.pi / 180.0

@@ -245,18 +245,19 @@ class Scene:
         )
 
 
-def load(
-    source, worlds: int = 1, integrator: str = "euler", strict: bool = False, physx_body_defaults: bool = True
-) -> Scene:
+def load(source, worlds: int = 1, integrator: str = "euler", strict: bool = False, semantics: str = "physx") -> Scene:
     """Import a USD stage (file path or open `Usd.Stage`) into a `Scene`; `worlds` independent copies of
     its state are stepped together (parameter sweeps, learning). `strict`: a sublayer, reference or payload
-    that cannot be loaded is an error, not a warning. `physx_body_defaults`: bodies without
-    PhysxRigidBodyAPI get its fallbacks (angular damping 0.05, 100 rad/s angular velocity limit) as PhysX
-    simulates them; False: no damping and no velocity limits unless the API is applied (UsdPhysics alone,
-    as MuJoCo and Pinocchio models have them)."""
+    that cannot be loaded is an error, not a warning. `semantics`: "physx" (default) reads the stage as
+    PhysX simulates it: PhysxRigidBodyAPI's fallbacks on bodies without the API (angular damping 0.05,
+    100 rad/s), 1 mass unit for a body without mass, Newton schema joint attributes ignored; "newton" as
+    UsdPhysics and the Newton schema define it (no damping unless authored, massless frames, Newton
+    armature/damping/friction/velocity limits), as MuJoCo and Pinocchio models of the same robot have it."""
     if int(worlds) < 1:
         raise UsdartError(f"worlds must be at least 1, got {worlds}")
-    stage, description = read_stage(source, strict=strict, physx_body_defaults=physx_body_defaults)
+    if semantics not in ("physx", "newton"):
+        raise UsdartError(f"unknown semantics {semantics!r} (use 'physx' or 'newton')")
+    stage, description = read_stage(source, strict=strict, semantics=semantics)
     return Scene(stage, description, int(worlds), integrator)
 
 

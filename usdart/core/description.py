@@ -34,8 +34,8 @@ class SceneSettings:
     time_step: float = 1.0 / 60.0
     scene_path: str | None = None
     time_codes_per_second: float = 60.0
-    # bodies without PhysxRigidBodyAPI get its fallbacks (angular damping 0.05, 100 rad/s), as PhysX runs them
-    physx_body_defaults: bool = True
+    # "physx": the stage as PhysX reads it (usdart.usd.importer); "newton": as UsdPhysics and the Newton schema
+    semantics: str = "physx"
 
 
 @dataclass

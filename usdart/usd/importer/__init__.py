@@ -70,12 +70,14 @@ def _stage_order(stage: Usd.Stage, paths: set[str]) -> dict[str, int]:
     return order
 
 
-def read_stage(source, strict: bool = False, physx_body_defaults: bool = True) -> tuple[Usd.Stage, SceneDescription]:
+def read_stage(source, strict: bool = False, semantics: str = "physx") -> tuple[Usd.Stage, SceneDescription]:
     """Stage and its description. USD's composition warnings become usdart warnings (errors with `strict`,
-    and always when they leave the stage without physics); `physx_body_defaults`: see importer.bodies."""
+    and always when they leave the stage without physics). `semantics`: "physx" reads the stage as PhysX
+    does (PhysxRigidBodyAPI's fallbacks on every body and its mass fallback, importer.bodies; Newton schema
+    joint attributes ignored, importer.joints); "newton" as UsdPhysics and the Newton schema define it."""
     with collected_usd_reports(source) as reports:
         try:
-            stage, description = _read(source, physx_body_defaults)
+            stage, description = _read(source, semantics)
         except UnicodeDecodeError as exc:
             raise StageError(f"{os.fspath(source)}: contains text that is not UTF-8 ({exc.reason})") from None
     failed = reports.composition
@@ -91,13 +93,13 @@ def _layer_name(stage: Usd.Stage) -> str:
     return layer.realPath or layer.identifier
 
 
-def _read(source, physx_body_defaults: bool) -> tuple[Usd.Stage, SceneDescription]:
+def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
     stage = open_stage(source)
     warnings: list[str] = []
     parsed = _parse(stage)
     scene_prims = [stage.GetPrimAtPath(p) for p, _ in _entries(parsed, "Scene")]
     settings = read_settings(stage, scene_prims, warnings)
-    settings.physx_body_defaults = physx_body_defaults
+    settings.semantics = semantics
     transforms = WorldTransforms(warnings)
 
     bodies = {}

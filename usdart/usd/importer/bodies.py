@@ -8,13 +8,13 @@ inertia, a positive mass gets the inertia of a 0.1 m solid sphere (UsdPhysics' f
 warning). A body that resolves to no mass (0 or none authored, no collider) gets PhysX's fallback of 1
 mass unit with the authored centre of mass and inertia, else the sphere's (measured on ovphysx: it moves
 as a 1 kg body with them, to 1e-6 rad; the URDF converter writes such bodies, e.g. panda_link8); with
-`physx_body_defaults = False` it is a massless frame instead (allowed where it is welded to a massive
+`semantics = "newton"` it is a massless frame instead (allowed where it is welded to a massive
 link, rejected elsewhere when the articulation is built).
 
 PhysxRigidBodyAPI's values apply to every body, its schema fallbacks where the API is not applied (angular
 damping 0.05, maxAngularVelocity 5729.58 deg/s = 100 rad/s, ...): PhysX simulates a plain UsdPhysics body
 with them (measured on ovphysx: a pendulum without the API is 6.9e-3 rad from usdart without them, 1e-6
-with). `physx_body_defaults = False` (usdart.load) gives bodies without the API no damping and no velocity
+with). `semantics = "newton"` (usdart.load) gives bodies without the API no damping and no velocity
 limits, as UsdPhysics alone (and MuJoCo or Pinocchio) would.
 Initial velocities are read in world axes (Isaac Sim's default), the angular one in deg/s.
 """
@@ -58,7 +58,7 @@ def read_body(
         inertia=inertia,
         kinematic=bool(read(prim, "physics:kinematicEnabled", False)),
     )
-    if settings.physx_body_defaults or "PhysxRigidBodyAPI" in applied_schemas(prim):
+    if settings.semantics == "physx" or "PhysxRigidBodyAPI" in applied_schemas(prim):
         body.linear_damping = float(read_physx(prim, "physxRigidBody:linearDamping"))
         body.angular_damping = float(read_physx(prim, "physxRigidBody:angularDamping"))
         body.max_linear_velocity = float(read_physx(prim, "physxRigidBody:maxLinearVelocity")) * mpu
@@ -105,7 +105,7 @@ def _mass_properties(prim, colliders, transforms: WorldTransforms, scale, settin
         mass = mass_attr * kpu
     elif from_colliders is not None:
         mass = from_colliders.mass
-    elif settings.physx_body_defaults:
+    elif settings.semantics == "physx":
         mass = PHYSX_FALLBACK_MASS * kpu
         warnings.append(
             f"{path}: no mass (none authored, or 0, and no collider); PhysX's fallback of "

@@ -13,7 +13,10 @@ Joint types map to PhysX articulation joints:
 - distance joints are constraints only (never tree joints).
 
 Per-DOF property precedence: PhysxJointAxisAPI:<axis> (when applied) > PhysxJointAPI > NewtonJointAPI,
-an authored value always beating a fallback; the PhysX attribute wins when both are authored.
+an authored value always beating a fallback; the PhysX attribute wins when both are authored. With the
+"physx" semantics (the default) the Newton schema's joint attributes (armature, damping, friction,
+velocityLimit) are ignored, as PhysX ignores them (measured on ovphysx 0.7, with and without
+NewtonJointAPI applied); the "newton" semantics reads them as Newton and the converters' sources mean them.
 """
 
 from __future__ import annotations
@@ -237,11 +240,13 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
     elif joint_api:
         physx = "physxJoint:"
 
+    newton = settings.semantics == "newton"
+
     def pick(physx_name, newton_name):
-        """Authored PhysX > authored Newton > applied PhysX schema's fallback > None."""
+        """Authored PhysX > authored Newton (newton semantics) > applied PhysX schema's fallback > None."""
         if physx and (value := authored(prim, (physx + physx_name).format(instance=inst))) is not None:
             return value
-        if (value := authored(prim, newton_name)) is not None:
+        if newton and (value := authored(prim, newton_name)) is not None:
             return value
         return read_physx(prim, physx + physx_name, inst) if physx else None
 
@@ -257,11 +262,11 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
         dof.viscous_friction = (
             read_physx(prim, "physxJointAxis:{instance}:viscousFrictionCoefficient", inst) * effort / unit
         )
-    elif (friction := authored(prim, "newton:friction")) is not None:
+    elif newton and (friction := authored(prim, "newton:friction")) is not None:
         dof.static_friction = dof.dynamic_friction = friction * effort
     if joint_api:
         dof.friction_coefficient = float(read_physx(prim, "physxJoint:jointFriction"))
-    if (damping := authored(prim, "newton:damping")) is not None:
+    if newton and (damping := authored(prim, "newton:damping")) is not None:
         dof.passive_damping = damping * effort / unit
     if dof.dynamic_friction > dof.static_friction:
         warnings.append(f"{prim.GetPath()}: dynamic friction effort exceeds static friction effort on {inst}")
