@@ -73,3 +73,22 @@ def test_ant_newton_joint_attributes():
         np.testing.assert_allclose([dof.lower, dof.upper], r["range"], rtol=1e-6)
     assert scene.time_step == pytest.approx(0.01)  # newton:timeStepsPerSecond = 100
     np.testing.assert_allclose(scene.gravity, [0, 0, -9.81])
+
+
+def test_cli_semantics_choose_how_the_panda_massless_frames_are_read():
+    """panda_link8 and panda_grasptarget author mass 0 and have no collider: PhysX's reading gives them
+    1 kg each, the Newton/UsdPhysics reading keeps them massless frames."""
+    from click.testing import CliRunner
+
+    from usdart.app.cli import main
+
+    path = os.path.join(DATA, "panda", "panda.usda")
+    masses = {}
+    for semantics in ("physx", "newton"):
+        result = CliRunner().invoke(main, ["inspect", "--json", "--semantics", semantics, path])
+        assert result.exit_code == 0, result.output
+        art = json.loads(result.output)["articulations"][0]
+        masses[semantics] = dict(zip((p.rsplit("/", 1)[-1] for p in art["links"]), art["link_masses"]))
+    assert masses["physx"]["panda_link8"] == masses["physx"]["panda_grasptarget"] == 1.0
+    assert masses["newton"]["panda_link8"] == masses["newton"]["panda_grasptarget"] == 0.0
+    assert masses["physx"]["panda_hand"] == masses["newton"]["panda_hand"] > 0

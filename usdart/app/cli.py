@@ -125,6 +125,13 @@ def main():
 # Paths are plain strings: click.Path(dir_okay=False) would answer a folder with a three-line usage error;
 # the loader and the output checks say what is wrong in one line.
 _STAGE = click.argument("stage", type=click.Path())
+_SEMANTICS = click.option(
+    "--semantics",
+    type=click.Choice(["physx", "newton"]),
+    default="physx",
+    show_default=True,
+    help="Read the stage as PhysX runs it, or as UsdPhysics and the Newton schema define it (README).",
+)
 _STRICT = click.option(
     "--strict", is_flag=True, help="A sublayer, reference or payload that cannot be loaded is an error, not a warning."
 )
@@ -140,12 +147,13 @@ _STRICT = click.option(
     '"-inf", NaN as null).',
 )
 @_STRICT
+@_SEMANTICS
 @_friendly_errors
-def inspect(stage, as_json, strict):
+def inspect(stage, as_json, strict, semantics):
     """Show the articulations, free bodies and scene settings usdart builds from STAGE."""
     from ..scene import load
 
-    scene = load(stage, strict=strict)
+    scene = load(stage, strict=strict, semantics=semantics)
     if as_json:
         click.echo(json.dumps(_strict_json(scene.summary()), indent=2, allow_nan=False))
         return
@@ -371,8 +379,9 @@ def author_exclude(stage, joint, include, output):
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, warnings or summary.")
 @_STRICT
+@_SEMANTICS
 @_friendly_errors
-def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, quiet, strict):
+def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, quiet, strict, semantics):
     """Simulate STAGE and write its motion as time samples: link xformOps, JointStateAPI per DOF.
 
     Time-sampled drive targets and joint states in STAGE are followed as controls. The output sublayers
@@ -385,7 +394,7 @@ def simulate(stage, output, duration, steps, rate, fps, flatten, articulations, 
     if duration is not None and steps is not None:
         raise UsdartError("give --duration or --steps, not both")
     check_output(output, stage)
-    scene = load(stage, strict=strict)
+    scene = load(stage, strict=strict, semantics=semantics)
     if not quiet:
         for w in scene.warnings:
             click.echo(f"usdart: warning: {w}", err=True)
@@ -427,14 +436,15 @@ def plot(stage, output, pattern):
 @main.command()
 @_STAGE
 @_STRICT
+@_SEMANTICS
 @_friendly_errors
-def validate(stage, strict):
+def validate(stage, strict, semantics):
     """Import STAGE, print every warning, and exit 0 only when it has something to simulate and no errors."""
     from ..scene import load
     from ..usd.controls import StageControls
     from .simulation import require_something_to_simulate, stage_frame_rate
 
-    scene = load(stage, strict=strict)
+    scene = load(stage, strict=strict, semantics=semantics)
     for w in scene.warnings:
         click.echo(f"warning: {w}")
     require_something_to_simulate(scene)
