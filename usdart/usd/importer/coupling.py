@@ -5,8 +5,9 @@ was swapped to follow the tree has its positions negated, so a mimic gearing bet
 unswapped DOF changes sign, and so do tendon gearings and force coefficients of swapped joints.
 
 Mimic joints come from PhysxMimicJointAPI:<rotX|rotY|rotZ> (q + gearing q_ref + offset = 0; offset in
-degrees for an angular follower; gearing in follower units per reference unit) or, when no PhysX mimic
-is applied, from NewtonMimicAPI (q = coef0 + coef1 q_ref, so gearing = -coef1, offset = -coef0).
+degrees for an angular follower; gearing in follower units per reference unit) or, with the "newton"
+semantics and no PhysX mimic applied, from NewtonMimicAPI (q = coef0 + coef1 q_ref, so gearing = -coef1,
+offset = -coef0); PhysX ignores NewtonMimicAPI (the corpus Panda's fingers move independently in ovphysx).
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ class ArticulationCouplings:
             physx = api_instances(schemas, "PhysxMimicJointAPI")
             for inst in physx:
                 out.append(self._physx_mimic(prim, joint, inst))
-            if not physx and "NewtonMimicAPI" in schemas and read(prim, "newton:mimicEnabled", True):
+            newton = self.settings.semantics == "newton"  # PhysX ignores NewtonMimicAPI (ovphysx 0.7)
+            if newton and not physx and "NewtonMimicAPI" in schemas and read(prim, "newton:mimicEnabled", True):
                 out.append(self._newton_mimic(prim, joint))
         return out
 
