@@ -246,7 +246,8 @@ def make_collider(stage, schema, path="/World/body/shape", attrs=None, **ops):
 
 def body_props(prim, body, mpu=1.0, time=Usd.TimeCode.Default()):
     world = UsdGeom.Xformable(body).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
-    return collider_mass_properties(prim, world, mpu, time)
+    collider_world = UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(time)
+    return collider_mass_properties(prim, collider_world, world, mpu, time)
 
 
 def make_mesh(stage, approximation=None, quads=CUBE_QUADS, points=CUBE_POINTS, path="/World/body/mesh", **ops):

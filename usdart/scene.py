@@ -42,8 +42,7 @@ class Scene:
         model = build_model(trees, [constraint_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
         self._engine = engine = Engine(model, self.worlds)
         self._descs, self._trees = descs, trees
-        for t, (desc, tree) in enumerate(zip(descs, trees)):
-            set_initial_state(model, engine.state, engine.control, t, desc, tree)
+        self._write_initial_state(engine.state, engine.control)
         engine.pose_all_worlds()
         engine.measure_rest_lengths()
         members = [Articulation(d, _engine=engine, _tree=t, _model=m) for t, (d, m) in enumerate(zip(descs, trees))]
@@ -96,6 +95,12 @@ class Scene:
             raise UsdartError(f"unknown integrator {name!r} (use 'euler' or 'rk4')")
         self._engine.set_integrator(name == "rk4")
 
+    def _write_initial_state(self, state, control) -> None:
+        """Every tree's authored initial state (poses, joint states, velocities, drive targets) into every
+        world of `state` and `control`."""
+        for t, (desc, tree) in enumerate(zip(self._descs, self._trees)):
+            set_initial_state(self._engine.model, state, control, t, desc, tree)
+
     @property
     def time(self) -> float:
         """Simulated seconds since the start (or the last `reset()`)."""
@@ -136,8 +141,7 @@ class Scene:
         engine = self._engine
         model = engine.model
         state, control = zeros_state(model, 1), zeros_control(model, 1)
-        for t, (desc, tree) in enumerate(zip(self._descs, self._trees)):
-            set_initial_state(model, state, control, t, desc, tree)
+        self._write_initial_state(state, control)
         worlds = range(self.worlds) if world is None else [int(world)]
         for w in worlds:
             for target, fresh in zip(engine.state, state):

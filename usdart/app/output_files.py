@@ -17,12 +17,7 @@ import time
 from pxr import Ar, Sdf, Tf, Usd
 
 from ..errors import UsdartError
-
-
-def stage_file(stage: Usd.Stage) -> str:
-    """The file a stage was opened from, for messages (the identifier of an in-memory stage)."""
-    layer = stage.GetRootLayer()
-    return layer.realPath or layer.identifier
+from ..usd.importer.stage_settings import stage_file
 
 
 def writable_target(path) -> str:

@@ -33,8 +33,9 @@ from ..errors import UsdartError
 from ..scene import Scene, load
 from ..usd.controls import StageControls, stage_clock
 from ..usd.importer.joints import usd_to_internal
+from ..usd.importer.stage_settings import stage_file
 from ..usd.writeback import BodyFrames, DofSeries, new_layer, write
-from .output_files import check_output, export_atomic, stage_file
+from .output_files import check_output, export_atomic
 
 DEFAULT_FPS = 60.0
 DEFAULT_DURATION = 2.0  # seconds, when neither the caller nor the stage's time range says

@@ -21,7 +21,7 @@ from .bodies import read_body
 from .coupling import ArticulationCouplings, articulation_settings
 from .diagnostics import collected_usd_reports
 from .joints import BodyResolver, joint_kind, read_joint, warn_open_constraints, warn_separated_frames
-from .stage_settings import open_stage, read_settings
+from .stage_settings import open_stage, read_settings, stage_file
 from .topology import Topology, check_free_body
 from .transforms import WorldTransforms, check_ops
 from .usd_values import read
@@ -83,14 +83,9 @@ def read_stage(source, strict: bool = False, semantics: str = "physx") -> tuple[
     failed = reports.composition
     if failed and (strict or not (description.bodies or description.joints)):
         why = "with --strict every layer must load" if description.bodies else "it composes to no physics"
-        raise StageError(f"{_layer_name(stage)}: {failed[0]} ({why})")
+        raise StageError(f"{stage_file(stage)}: {failed[0]} ({why})")
     description.warnings[:0] = reports.warnings()
     return stage, description
-
-
-def _layer_name(stage: Usd.Stage) -> str:
-    layer = stage.GetRootLayer()
-    return layer.realPath or layer.identifier
 
 
 def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:

@@ -90,9 +90,10 @@ def _mass_properties(prim, colliders, transforms: WorldTransforms, scale, settin
     for collider in [] if fully_authored else colliders:
         if read(collider, "physics:collisionEnabled", True) is False:
             continue
-        transforms.matrix(collider)  # a collider placed beyond physical scales is an error, not ignorable
+        # checked: a collider placed beyond physical scales is an error, not a collider to ignore
+        collider_world = transforms.matrix(collider)
         try:
-            unit = collider_mass_properties(collider, transforms.matrix(prim), mpu)
+            unit = collider_mass_properties(collider, collider_world, transforms.matrix(prim), mpu)
         except ValueError as exc:
             warnings.append(f"{collider.GetPath()}: collider ignored for mass ({exc})")
             continue

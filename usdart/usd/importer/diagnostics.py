@@ -8,13 +8,13 @@ of them, or any such stage with `strict`.
 
 from __future__ import annotations
 
-import os
 import re
 from contextlib import contextmanager
 
-from pxr import Tf, Usd, UsdUtils
+from pxr import Tf, UsdUtils
 
 from ...errors import PhysicsImportError, StageError
+from .stage_settings import stage_file
 
 _NOISE = re.compile(r"\s*\((instantiating stage on stage|recomposing stage on stage)[^)]*\)")
 _PRIM_PATH = re.compile(r"<(/[^>.]*)(?:\.[^>]*)?>")
@@ -40,7 +40,7 @@ def collected_usd_reports(source):
     try:
         yield reports
     except Tf.ErrorException as exc:
-        raise _usdart_error(exc, _name(source)) from None
+        raise _usdart_error(exc, stage_file(source)) from None
     finally:
         for diagnostic in delegate.TakeUncoalescedDiagnostics():
             line = _one_line(_commentary(diagnostic))
@@ -62,13 +62,6 @@ def _commentary(diagnostic) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(_NOISE.sub("", str(text)).split())[:300]
-
-
-def _name(source) -> str:
-    if isinstance(source, Usd.Stage):
-        layer = source.GetRootLayer()
-        return layer.realPath or layer.identifier
-    return os.fspath(source)
 
 
 def _usdart_error(exc: Tf.ErrorException, stage_name: str):

@@ -462,16 +462,17 @@ def _axial_local(prim: Usd.Prim, time):
 
 
 def collider_mass_properties(
-    prim: Usd.Prim, body_world_matrix, meters_per_unit: float, time=Usd.TimeCode.Default()
+    prim: Usd.Prim, collider_world_matrix, body_world_matrix, meters_per_unit: float, time=Usd.TimeCode.Default()
 ) -> MassProperties:
     """Unit-density mass properties of a collider prim in the body frame (body pose without scale), in metres.
+    The two world matrices are USD's (row-vector) local-to-world transforms of the collider and the body.
 
     Raises ValueError naming the prim for prim types without a volume and for NaN geometry.
     """
     path, type_name = prim.GetPath(), prim.GetTypeName() or "untyped prim"
     try:
         body_rot, body_pos, _ = decompose(body_world_matrix)
-        collider_world = usd_to_column(UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(time))
+        collider_world = usd_to_column(collider_world_matrix)
         if not (
             np.all(np.isfinite(collider_world)) and np.all(np.isfinite(body_rot)) and np.all(np.isfinite(body_pos))
         ):

@@ -23,6 +23,14 @@ FALLBACK_STEPS_PER_SECOND = 60
 UNIT_RANGE = (1e-6, 1e6)  # micrometres to thousands of kilometres per stage unit (and the same for mass)
 
 
+def stage_file(source) -> str:
+    """The file a stage (or a path to one) names, for messages; the identifier of an in-memory stage."""
+    if isinstance(source, Usd.Stage):
+        layer = source.GetRootLayer()
+        return layer.realPath or layer.identifier
+    return os.fspath(source)
+
+
 def open_stage(source) -> Usd.Stage:
     """A Usd.Stage from a path or an already open stage; errors say what is wrong with the file."""
     if isinstance(source, Usd.Stage):
