@@ -7,7 +7,6 @@ import math
 from numba import njit
 
 from ..layout import (
-    COM,
     INERTIA_COM,
     LP_ANGULAR_DAMPING,
     LP_GRAVITY,
@@ -16,6 +15,7 @@ from ..layout import (
     LP_MAX_ANGULAR_VELOCITY,
     LP_MAX_LINEAR_VELOCITY,
 )
+from .kinematics import com_position
 
 
 @njit(cache=True, _nrt=False)
@@ -45,10 +45,8 @@ def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos
         max_lin, max_ang = link_par[i, LP_MAX_LINEAR_VELOCITY], link_par[i, LP_MAX_ANGULAR_VELOCITY]
         if lin_damp == 0.0 and ang_damp == 0.0 and max_lin == math.inf and max_ang == math.inf:
             continue
-        R, p, c, v = rot[i], pos[i], link_vec[i, COM], vel[i]
-        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
-        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
-        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+        R, v = rot[i], vel[i]
+        x0, x1, x2 = com_position(link_vec, rot, pos, i)
         vx = v[3] + v[1] * x2 - v[2] * x1
         vy = v[4] + v[2] * x0 - v[0] * x2
         vz = v[5] + v[0] * x1 - v[1] * x0

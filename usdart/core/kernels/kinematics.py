@@ -120,12 +120,21 @@ def world_frames(
             S[5] += p[0] * S[1] - p[1] * S[0]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def com_position(link_vec, rot, pos, i):
+    """World position (x, y, z) of link i's COM."""
+    R, p, c = rot[i], pos[i], link_vec[i, COM]
+    return (
+        p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2],
+        p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2],
+        p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2],
+    )
+
+
 @njit(cache=True, _nrt=False)
 def root_com(link_vec, rot, pos, l0, out):
     """World position of a tree's root COM (its link l0)."""
-    R, c = rot[l0], link_vec[l0, COM]
-    for a in range(3):
-        out[a] = pos[l0, a] + R[a, 0] * c[0] + R[a, 1] * c[1] + R[a, 2] * c[2]
+    out[0], out[1], out[2] = com_position(link_vec, rot, pos, l0)
 
 
 @njit(cache=True, _nrt=False)
@@ -227,12 +236,10 @@ def link_velocities(link, l0, l1, floating, c, root_vel, qd, scale, motion, vel)
 def com_velocities(link_vec, l0, l1, rot, pos, vel, out):
     """out[i] = [v_com; omega] of links l0..l1-1, world axes (PhysX link velocity), from spatial vel."""
     for i in range(l0, l1):
-        R, p, c, v = rot[i], pos[i], link_vec[i, COM], vel[i]
+        v = vel[i]
         for a in range(3):
             out[i, 3 + a] = v[a]
-        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
-        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
-        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+        x0, x1, x2 = com_position(link_vec, rot, pos, i)
         out[i, 0] = v[3] + v[1] * x2 - v[2] * x1
         out[i, 1] = v[4] + v[2] * x0 - v[0] * x2
         out[i, 2] = v[5] + v[0] * x1 - v[1] * x0
@@ -245,10 +252,8 @@ def com_accelerations(link_vec, l0, l1, rot, pos, vel, acc, out):
     The classical acceleration of a body point x is a_lin + alpha x x + omega x v(x).
     """
     for i in range(l0, l1):
-        R, p, c, v, a_ = rot[i], pos[i], link_vec[i, COM], vel[i], acc[i]
-        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
-        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
-        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+        v, a_ = vel[i], acc[i]
+        x0, x1, x2 = com_position(link_vec, rot, pos, i)
         vx = v[3] + v[1] * x2 - v[2] * x1
         vy = v[4] + v[2] * x0 - v[0] * x2
         vz = v[5] + v[0] * x1 - v[1] * x0

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..layout import COM, LP_MASS
-from .kinematics import link_velocities, root_com, world_frames
+from ..layout import LP_MASS
+from .kinematics import com_position, link_velocities, root_com, world_frames
 
 
 @njit(cache=True, _nrt=False)
@@ -69,10 +69,8 @@ def aim_momentum(
     for i in range(l0, l1):
         m, f = link_par[i, LP_MASS], wrench[i]
         f0, f1, f2 = m * gravity[0] + f[0], m * gravity[1] + f[1], m * gravity[2] + f[2]
-        R, p, c = rot[i], pos[i], link_vec[i, COM]
-        x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2] - com[0]
-        x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2] - com[1]
-        x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2] - com[2]
+        x0, x1, x2 = com_position(link_vec, rot, pos, i)
+        x0, x1, x2 = x0 - com[0], x1 - com[1], x2 - com[2]
         target[0] += dt * f0
         target[1] += dt * f1
         target[2] += dt * f2

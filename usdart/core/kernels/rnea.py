@@ -9,18 +9,15 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..layout import COM, D_V, L_DOF0, L_DOF1, L_PARENT
-from .kinematics import root_generalized_force, root_spatial_acceleration
+from ..layout import D_V, L_DOF0, L_DOF1, L_PARENT
+from .kinematics import com_position, root_generalized_force, root_spatial_acceleration
 from .spatial import force_cross_add, inertia_times_motion, motion_cross_add
 
 
 @njit(cache=True, _nrt=False)
 def subtract_world_wrench(link_vec, rot, pos, i, wrench, dst):
     """dst -= a [force; torque] applied at link i's COM (world axes), as a spatial force at the origin."""
-    R, p, c = rot[i], pos[i], link_vec[i, COM]
-    x0 = p[0] + R[0, 0] * c[0] + R[0, 1] * c[1] + R[0, 2] * c[2]
-    x1 = p[1] + R[1, 0] * c[0] + R[1, 1] * c[1] + R[1, 2] * c[2]
-    x2 = p[2] + R[2, 0] * c[0] + R[2, 1] * c[1] + R[2, 2] * c[2]
+    x0, x1, x2 = com_position(link_vec, rot, pos, i)
     fx, fy, fz = wrench[0], wrench[1], wrench[2]
     dst[0] -= wrench[3] + x1 * fz - x2 * fy
     dst[1] -= wrench[4] + x2 * fx - x0 * fz
