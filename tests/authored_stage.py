@@ -28,7 +28,7 @@ SI = dict(
     j1_envelope=A.DriveEnvelope(
         max_actuator_velocity=3.0, velocity_dependent_resistance=0.2, speed_effort_gradient=0.01
     ),
-    j1_props=dict(armature=0.01, max_velocity=2.0, friction_coefficient=0.1),
+    j1_props=dict(armature=0.01, max_velocity=2.0),
     j2_limits=(-1.0, 1.0),
     j2_props=dict(armature=0.02, static_friction=1.0, dynamic_friction=0.5, viscous_friction=0.2),
     mimic=dict(gearing=-2.0, offset=0.1, natural_frequency=10.0, damping_ratio=1.0),
@@ -201,7 +201,9 @@ def Xform "Gripper" (
         }
 
         def PhysicsRevoluteJoint "finger_joint" (
-            prepend apiSchemas = ["PhysxJointAPI", "PhysicsDriveAPI:angular", "PhysicsJointStateAPI:angular"]
+            prepend apiSchemas = [
+                "PhysxJointAxisAPI:angular", "PhysicsDriveAPI:angular", "PhysicsJointStateAPI:angular"
+            ]
         )
         {
             float drive:angular:physics:damping = 0.0002
@@ -215,8 +217,8 @@ def Xform "Gripper" (
             point3f physics:localPos1 = (0, 0, 0)
             float physics:lowerLimit = 0
             float physics:upperLimit = 47
-            float physxJoint:armature = 0.0001
-            float physxJoint:maxJointVelocity = 146.46
+            float physxJointAxis:angular:armature = 0.0001
+            float physxJointAxis:angular:maxJointVelocity = 146.46
             float state:angular:physics:position = 12
             float state:angular:physics:velocity = 0
         }
@@ -224,7 +226,9 @@ def Xform "Gripper" (
         def PhysicsRevoluteJoint "right_outer_knuckle_joint" (
             active = true
             delete apiSchemas = ["PhysicsDriveAPI:angular"]
-            prepend apiSchemas = ["PhysxJointAPI", "PhysxMimicJointAPI:rotZ", "PhysicsJointStateAPI:angular"]
+            prepend apiSchemas = [
+                "PhysxJointAxisAPI:angular", "PhysxMimicJointAPI:rotZ", "PhysicsJointStateAPI:angular"
+            ]
         )
         {
             uniform token physics:axis = "Z"
@@ -234,8 +238,8 @@ def Xform "Gripper" (
             point3f physics:localPos1 = (0, 0, 0)
             float physics:lowerLimit = 0
             float physics:upperLimit = 47
-            float physxJoint:armature = 0.0001
-            float physxJoint:maxJointVelocity = 10000
+            float physxJointAxis:angular:armature = 0.0001
+            float physxJointAxis:angular:maxJointVelocity = 10000
             float physxMimicJoint:rotZ:dampingRatio = 0.7
             float physxMimicJoint:rotZ:gearing = -1
             float physxMimicJoint:rotZ:naturalFrequency = 25

@@ -2,7 +2,7 @@
 
 `run_physx(stage_path, dt, steps, solver="PGS")` loads the stage, steps it `steps` times by `dt` and returns
 per-step joint positions, joint velocities and link poses of one articulation, converted to usdart's
-conventions (checked against usdart in tests/test_physx_pgs.py):
+conventions (checked against usdart in tests/test_physx.py):
 
 - Units: the tensor bindings give joint positions in radians / metres and velocities in rad/s / m/s
   (their newer session-read API would give degrees for rotational axes; it is not used here). No conversion.

@@ -78,7 +78,7 @@ def test_plain_usd_core_sees_isaac_style_applied_schemas(plain):
         "PhysicsJointStateAPI:angular",
         "PhysicsDriveAPI:angular",
         "PhysxDrivePerformanceEnvelopeAPI:angular",
-        "PhysxJointAPI",
+        "PhysxJointAxisAPI:angular",
         "PhysxTendonAxisRootAPI:t0",
     ]
     assert plain["/World/j2"]["apiSchemas"] == [
@@ -120,9 +120,8 @@ def test_plain_usd_core_reads_stage_unit_values(plain):
     assert value(plain, j1, "physxDrivePerformanceEnvelope:angular:speedEffortGradient") == approx(
         5.7295779513082324e-08
     )  # 0.01 rad/s/(N m)
-    assert value(plain, j1, "physxJoint:armature") == approx(1e5)  # 0.01 kg m^2 / 1e-7
-    assert value(plain, j1, "physxJoint:maxJointVelocity") == approx(114.59155902616465)  # 2 rad/s
-    assert value(plain, j1, "physxJoint:jointFriction") == approx(0.1)
+    assert value(plain, j1, "physxJointAxis:angular:armature") == approx(1e5)  # 0.01 kg m^2 / 1e-7
+    assert value(plain, j1, "physxJointAxis:angular:maxJointVelocity") == approx(114.59155902616465)  # 2 rad/s
     assert value(plain, j2, "physxJointAxis:angular:staticFrictionEffort") == approx(1e7)  # 1 N m
     assert value(plain, j2, "physxJointAxis:angular:viscousFrictionCoefficient") == approx(34906.58503988659)
     assert value(plain, j2, "physxJointAxis:angular:armature") == approx(2e5)  # 0.02 kg m^2
@@ -195,7 +194,7 @@ def test_usdart_reads_joint_values_back_in_si(imported):
         j1.drive.velocity_dependent_resistance,
         j1.drive.speed_effort_gradient,
     ) == pytest.approx((e.max_actuator_velocity, e.velocity_dependent_resistance, e.speed_effort_gradient), **rel)
-    assert (j1.armature, j1.max_velocity, j1.friction_coefficient) == pytest.approx((0.01, 2.0, 0.1), **rel)
+    assert (j1.armature, j1.max_velocity) == pytest.approx((0.01, 2.0), **rel)
     j2 = dofs["/World/j2"]
     assert (j2.armature, j2.static_friction, j2.dynamic_friction, j2.viscous_friction) == pytest.approx(
         (0.02, 1.0, 0.5, 0.2), **rel
@@ -352,7 +351,7 @@ def test_authoring_writes_isaac_sim_property_syntax(tmp_path):
     assert checked >= 25
     follower = authored.GetPrimAtPath("/Gripper/Joints/right_outer_knuckle_joint")
     assert follower.GetMetadata("apiSchemas").ApplyOperations([]) == [
-        "PhysxJointAPI",
+        "PhysxJointAxisAPI:angular",
         "PhysicsJointStateAPI:angular",
         "PhysxMimicJointAPI:rotZ",
     ]
@@ -437,13 +436,13 @@ def test_bad_requests_raise_authoring_errors_naming_the_prim(small, call, path, 
     assert err.value.prim_path == path and words in str(err.value) and str(err.value).startswith(path + ":")
 
 
-def test_friction_after_armature_keeps_the_armature_in_effect(small):
-    """PhysX reads PhysxJointAxisAPI instead of PhysxJointAPI for its axis: the armature authored first
-    moves along, so the importer still sees 0.3 kg m^2 and 2 rad/s."""
+def test_joint_properties_go_where_physx_reads_them(small):
+    """Armature, velocity limit and friction all go into PhysxJointAxisAPI:<axis> (PhysX's schemas have no
+    PhysxJointAPI any more), authored in two calls; the importer reads 0.3 kg m^2, 2 rad/s, 4 and 3 N m."""
     hinge = small.GetPrimAtPath("/World/hinge")
     A.set_joint_properties(hinge, armature=0.3, max_velocity=2.0)
-    assert hinge.GetAttribute("physxJoint:armature").Get() == pytest.approx(0.3)
     A.set_joint_properties(hinge, static_friction=4.0, dynamic_friction=3.0)
+    assert not hinge.GetAttribute("physxJoint:armature")
     assert hinge.GetAttribute("physxJointAxis:angular:armature").Get() == pytest.approx(0.3)
     assert hinge.GetAttribute("physxJointAxis:angular:maxJointVelocity").Get() == pytest.approx(2.0 / DEG, rel=1e-6)
     small.RemovePrim("/World/d6")  # all axes free: not an articulation joint

@@ -104,13 +104,16 @@ def test_linear_drive_and_acceleration_type():
 
 
 def test_physx_joint_axis_friction_armature_and_envelope():
+    """PhysxJointAPI (gone from PhysX's schemas; tests/test_physx.py measures that ovphysx ignores it) is
+    read by the "newton" semantics only; PhysxJointAxisAPI:<axis> replaces it for its axis."""
     st, j = hinge_stage()
     apply(j, "PhysxJointAPI")
     set_attr(j, "physxJoint:armature", 0.5)
     set_attr(j, "physxJoint:maxJointVelocity", 90.0)
-    set_attr(j, "physxJoint:jointFriction", 0.2)
+    d = dof_of(st, semantics="newton")
+    assert (d.armature, d.max_velocity) == pytest.approx((0.5, math.pi / 2))
     d = dof_of(st)
-    assert (d.armature, d.max_velocity, d.friction_coefficient) == pytest.approx((0.5, math.pi / 2, 0.2))
+    assert (d.armature, d.max_velocity) == (0.0, math.inf)
     apply(j, "PhysxJointAxisAPI:angular")  # replaces PhysxJointAPI for this axis
     set_attr(j, "physxJointAxis:angular:armature", 0.25)
     set_attr(j, "physxJointAxis:angular:staticFrictionEffort", 3.0)
@@ -122,9 +125,11 @@ def test_physx_joint_axis_friction_armature_and_envelope():
     set_attr(j, "physxDrivePerformanceEnvelope:angular:maxActuatorVelocity", 360.0)
     set_attr(j, "physxDrivePerformanceEnvelope:angular:velocityDependentResistance", 0.2)  # N m s/deg
     set_attr(j, "physxDrivePerformanceEnvelope:angular:speedEffortGradient", 3.0)  # deg/s/N m
-    d = dof_of(st)
+    d = dof_of(st, semantics="newton")
     assert d.armature == pytest.approx(0.25)
     assert d.max_velocity == pytest.approx(1e6 * DEG)  # axis schema fallback, not PhysxJointAPI's 90 deg/s
+    d = dof_of(st)
+    assert d.armature == pytest.approx(0.25)
     assert (d.static_friction, d.dynamic_friction) == pytest.approx((3.0, 2.0))
     assert d.viscous_friction == pytest.approx(0.1 / DEG)
     env = d.drive
@@ -136,7 +141,7 @@ def test_physx_joint_axis_friction_armature_and_envelope():
 
 def test_newton_joint_attributes_and_physx_precedence():
     """Read with the "newton" semantics; the default "physx" semantics ignores them as PhysX does
-    (tests/test_physx_pgs.py measures that on ovphysx)."""
+    (tests/test_physx.py measures that on ovphysx)."""
     st, j = hinge_stage()
     apply(j, "NewtonJointAPI")
     set_attr(j, "newton:armature", 0.3)
@@ -211,7 +216,7 @@ def test_body_velocity_units():
 
 
 def test_physx_rigid_body_fallbacks_apply_to_every_body_unless_turned_off():
-    """As PhysX simulates a plain UsdPhysics body: PhysxRigidBodyAPI's fallbacks (tests/test_physx_pgs.py
+    """As PhysX simulates a plain UsdPhysics body: PhysxRigidBodyAPI's fallbacks (tests/test_physx.py
     checks the motion); semantics="newton" leaves bodies without the API undamped and unlimited."""
     st = new_stage()
     b = body(st, "/World/ball")

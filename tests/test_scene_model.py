@@ -330,6 +330,7 @@ def _joint_gap(scene) -> float:
 
 def test_two_articulations_joined_and_fifty_free_bodies_step_in_one_kernel_call(monkeypatch):
     scene = usdart.load(_two_joined_chains_and_free_bodies())
+    scene.solver = "PGS"  # semi-implicit Euler (TGS free fall: tests/test_physx_tgs.py)
     assert len(scene.articulations) == 2 and len(scene.free_bodies) == FREE
     assert "/World/link" in scene.constraints
     assert not any("/World/link" in w for w in scene.warnings), scene.warnings

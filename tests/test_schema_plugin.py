@@ -309,9 +309,10 @@ def test_authored_and_sample_stages_are_validator_clean_and_schema_typed():
     assert checked > 300
     wrong = build()  # control: a double where the schema declares float is caught
     joint = wrong.GetRootLayer().GetPrimAtPath("/World/j1")
-    joint.RemoveProperty(joint.properties["physxJoint:armature"])  # Sdf: CreateAttribute would use the schema type
-    Sdf.AttributeSpec(joint, "physxJoint:armature", Sdf.ValueTypeNames.Double).default = 1.0
-    assert _schema_type_mismatches(wrong) == ["/World/j1.physxJoint:armature: double != float"]
+    name = "physxJointAxis:angular:armature"
+    joint.RemoveProperty(joint.properties[name])  # Sdf: CreateAttribute would use the schema type
+    Sdf.AttributeSpec(joint, name, Sdf.ValueTypeNames.Double).default = 1.0
+    assert _schema_type_mismatches(wrong) == [f"/World/j1.{name}: double != float"]
 
 
 def test_plugin_folder_is_a_standalone_usd_plugin():

@@ -226,6 +226,17 @@ class Articulation(InverseDynamicsMixin):
         self._engine.set_integrator(name == "rk4")
 
     @property
+    def solver(self) -> str:
+        """ "TGS" (PhysX's default) or "PGS"; shared by the whole scene (usdart.Scene.solver)."""
+        return self._engine.solver
+
+    @solver.setter
+    def solver(self, name: str) -> None:
+        if name not in L.SOLVER_NAMES:
+            raise UsdartError(f"unknown solver {name!r} (use 'TGS' or 'PGS')")
+        self._engine.set_solver(name)
+
+    @property
     def drive_limits_are_forces(self) -> bool:
         """PhysX's DRIVE_LIMITS_ARE_FORCES flag: drive maxForce is a force (True, the default) or an
         impulse per step (False)."""

@@ -51,6 +51,8 @@ class Scene:
         self.articulations = members[:n_art]
         self._free = dict(zip(free_paths, members[n_art:]))
         self.integrator = integrator
+        self.solver = description.settings.solver
+        engine.control.tree_settings[:, L.TS_SUBSTEP_FORCES] = description.settings.external_forces_every_iteration
         coupled = {j.path for j, _, _ in crossing}
         self._unsimulated = [
             p
@@ -95,6 +97,20 @@ class Scene:
             raise UsdartError(f"unknown integrator {name!r} (use 'euler' or 'rk4')")
         self._engine.set_integrator(name == "rk4")
 
+    @property
+    def solver(self) -> str:
+        """ "TGS" or "PGS": how the constraint rows are solved, as PhysX's solvers do (the stage's
+        physxScene:solverType; unauthored, TGS with the "physx" semantics as in PhysX, PGS with "newton").
+        PGS corrects once per step and moves the positions with the position-iteration velocity; TGS moves
+        them in N substeps of dt / N (N = the position iterations). The RK4 integrator always uses PGS."""
+        return self._engine.solver
+
+    @solver.setter
+    def solver(self, name: str) -> None:
+        if name not in L.SOLVER_NAMES:
+            raise UsdartError(f"unknown solver {name!r} (use 'TGS' or 'PGS')")
+        self._engine.set_solver(name)
+
     def _write_initial_state(self, state, control) -> None:
         """Every tree's authored initial state (poses, joint states, velocities, drive targets) into every
         world of `state` and `control`."""
@@ -134,7 +150,7 @@ class Scene:
     def reset(self, world: int | None = None) -> None:
         """Put every articulation and free body back in its authored initial state (poses, joint states,
         velocities, drive targets; joint and link forces cleared), in one world or all of them, and clear
-        a divergence there. Settings (time step, integrator, sleep thresholds, `divergence_speed`,
+        a divergence there. Settings (time step, integrator, solver, sleep thresholds, `divergence_speed`,
         drive-limit flags) stay as they are; resetting all worlds sets `time` to 0."""
         if world is not None and not 0 <= world < self.worlds:
             raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")

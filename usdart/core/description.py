@@ -36,6 +36,9 @@ class SceneSettings:
     time_codes_per_second: float = 60.0
     # "physx": the stage as PhysX reads it (usdart.usd.importer); "newton": as UsdPhysics and the Newton schema
     semantics: str = "physx"
+    solver: str = "TGS"  # "TGS" or "PGS" (physxScene:solverType; usdart.usd.importer.stage_settings)
+    # TGS: external forces act in every substep (physxScene:enableExternalForcesEveryIteration)
+    external_forces_every_iteration: bool = True
 
 
 @dataclass
@@ -90,7 +93,6 @@ class DofDesc:
     static_friction: float = 0.0  # effort
     dynamic_friction: float = 0.0  # effort
     viscous_friction: float = 0.0  # effort per unit velocity
-    friction_coefficient: float = 0.0  # PhysxJointAPI jointFriction (dimensionless, legacy model)
     passive_damping: float = 0.0  # newton:damping, effort per unit velocity
     usd_instance: str = ""  # API instance name in USD (angular, linear, rotX, ...)
 

@@ -66,6 +66,14 @@ class Engine:
             self._box = box((self.model, self.state, self.control, self.work))
         self.rk4 = bool(rk4)
 
+    @property
+    def solver(self) -> str:
+        """ "TGS" or "PGS" (every tree's TS_SOLVER: one solver per scene, as a PhysX scene has)."""
+        return L.SOLVER_NAMES[int(self.control.tree_settings[0, L.TS_SOLVER])]
+
+    def set_solver(self, name: str) -> None:
+        self.control.tree_settings[:, L.TS_SOLVER] = L.SOLVER_NAMES.index(name)
+
     def step(self, dt: float, steps: int = 1, island: int = -1) -> bool:
         """`steps` steps of dt in every world (every island, or only `island`): one kernel call per thread.
         dt a float, steps and island ints (the callers check them). True when a world diverged: it stopped

@@ -62,19 +62,31 @@ ROW_DRIVE, ROW_FRICTION, ROW_LIMIT, ROW_VELOCITY_LIMIT, ROW_SPATIAL_TENDON, ROW_
 ROW_KIND_NAMES = ("drive", "friction", "limit", "velocity limit", "spatial tendon", "fixed tendon", "mimic", "joint")
 R_KIND, R_ID, R_AXIS, R_TREE0, R_TREE1, R_RESPONSE0, R_RESPONSE1, R_JACOBIAN = range(8)
 ROW_COLUMNS = 8
-# work.row_value (W, n_rows, 8) float: per step
-RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, RV_ERROR, RV_C0, RV_C1, RV_C2, RV_C3 = range(8)
-ROW_VALUE_COLUMNS = 8
+# work.row_value (W, n_rows, 10) float: per step (TGS: a drive's gains on the displacement its DOF made since
+# the step start and on the time elapsed, usdart.core.kernels.rows.fill_drive)
+RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, RV_ERROR, RV_C0, RV_C1, RV_C2, RV_C3, RV_DISPLACEMENT_GAIN, RV_TIME_GAIN = range(10)
+ROW_VALUE_COLUMNS = 10
 
 # tendon parameter tables (n, 7): stiffness, damping, limit stiffness, offset, rest length, lower, upper
 TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_UPPER = range(7)
 # model.mimic_par (n, 4)
 MP_GEARING, MP_OFFSET, MP_FREQUENCY, MP_DAMPING_RATIO = range(4)
 
-# control.tree_settings (n_trees, 4) float: what users may change between steps
-# (TS_CONSERVE_MOMENTUM: 1 where the step keeps a floating tree's momentum, usdart.core.kernels.momentum)
-TS_SLEEP_THRESHOLD, TS_DRIVE_LIMITS_ARE_FORCES, TS_DIVERGENCE_SPEED, TS_CONSERVE_MOMENTUM = range(4)
-TREE_SETTING_COLUMNS = 4
+# control.tree_settings (n_trees, 6) float: what users may change between steps
+# (TS_CONSERVE_MOMENTUM: 1 where the step keeps a floating tree's momentum, usdart.core.kernels.momentum;
+# TS_SOLVER: SOLVER_PGS or SOLVER_TGS, TS_SUBSTEP_FORCES: 1 where TGS applies the external forces in every
+# substep; both the same for every tree of an island: its first tree's are used)
+(
+    TS_SLEEP_THRESHOLD,
+    TS_DRIVE_LIMITS_ARE_FORCES,
+    TS_DIVERGENCE_SPEED,
+    TS_CONSERVE_MOMENTUM,
+    TS_SOLVER,
+    TS_SUBSTEP_FORCES,
+) = range(6)
+TREE_SETTING_COLUMNS = 6
+SOLVER_PGS, SOLVER_TGS = 0, 1
+SOLVER_NAMES = ("PGS", "TGS")
 
 # The divergence guard: after every step each stepped tree's joint and root velocities must be finite and
 # at most DIVERGENCE_SPEED (m/s or rad/s; TS_DIVERGENCE_SPEED per tree), its positions and link positions
@@ -88,6 +100,3 @@ DIVERGENCE_SPEED = 1e8
 # 0: none) and the first tree that failed it; a world with a nonzero entry is not stepped again
 DV_STEP, DV_TREE = range(2)
 DIVERGED_COLUMNS = 2
-
-# integrators
-EULER, RK4 = 0, 1

@@ -38,7 +38,7 @@ class Control(NamedTuple):
     target_velocity: np.ndarray  # (W, n_dofs)
     link_wrench: np.ndarray  # (W, n_links, 6) [force; torque] at each link COM, world, for the next step
     tree_settings: np.ndarray  # (n_trees, TREE_SETTING_COLUMNS): TS_* (sleep threshold, maxForce as force,
-    # divergence speed)
+    # divergence speed, momentum kept, solver)
 
 
 class Workspace(NamedTuple):
@@ -60,7 +60,10 @@ class Workspace(NamedTuple):
     gen: np.ndarray  # (W, n_v) generalized forces, then accelerations
     gvel: np.ndarray  # (W, n_v) generalized velocity being solved
     gvel_start: np.ndarray  # (W, n_v) at the step start
-    gvel_pos: np.ndarray  # (W, n_v) after the position iterations (moves the positions)
+    gvel_pos: np.ndarray  # (W, n_v) the velocity the positions move with: PGS after the position iterations,
+    # TGS the step average (during the substeps: the displacement since the step start)
+    substep_change: np.ndarray  # (W, n_v) TGS: the unconstrained velocity change each substep adds
+    external_wrench: np.ndarray  # (W, n_links, 6) TGS: the step's link forces it applies in substeps
     row_value: np.ndarray  # (W, n_rows, ROW_VALUE_COLUMNS): RV_*
     resp: np.ndarray  # (W, n_response) row responses
     jac: np.ndarray  # (W, n_jacobian) row Jacobians
@@ -131,6 +134,8 @@ def zeros_control(model: Model, worlds: int) -> Control:
     settings[:, L.TS_DRIVE_LIMITS_ARE_FORCES] = 1.0
     settings[:, L.TS_DIVERGENCE_SPEED] = L.DIVERGENCE_SPEED
     settings[:, L.TS_CONSERVE_MOMENTUM] = closed_trees(model)
+    settings[:, L.TS_SOLVER] = L.SOLVER_TGS  # PhysX's defaults (usdart.usd.importer.stage_settings)
+    settings[:, L.TS_SUBSTEP_FORCES] = 1.0
     return Control(
         np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)), settings
     )
@@ -158,6 +163,8 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         gvel=z((worlds, nv)),
         gvel_start=z((worlds, nv)),
         gvel_pos=z((worlds, nv)),
+        substep_change=z((worlds, nv)),
+        external_wrench=z((worlds, n, 6)),
         row_value=z((worlds, rows, L.ROW_VALUE_COLUMNS)),
         resp=z((worlds, model.n_response)),
         jac=z((worlds, model.n_jacobian)),

@@ -28,11 +28,8 @@ def excess(x, y, z, limit):
 
 
 @njit(cache=True, _nrt=False)
-def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos, vel, user, wrench):
-    """wrench[i] = user link force [force; torque] at the COM + cancelled gravity where it is disabled +
-    link damping + PhysX's soft velocity limit: beyond maxLinear/AngularVelocity, the force that would
-    bring the isolated link back to that speed in one step (-m sigma v / dt, sigma = 1 - v_max / |v|).
-    vel: spatial link velocities at the step start."""
+def external_wrenches(link_par, l0, l1, gravity, user, wrench):
+    """wrench[i] = user link force [force; torque] at the COM + cancelled gravity where it is disabled."""
     for i in range(l0, l1):
         mass = link_par[i, LP_MASS]
         for a in range(6):
@@ -41,6 +38,17 @@ def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos
         if off != 0.0:
             for a in range(3):
                 wrench[i, a] -= off * mass * gravity[a]
+
+
+@njit(cache=True, _nrt=False)
+def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos, vel, user, wrench):
+    """wrench[i] = user link force [force; torque] at the COM + cancelled gravity where it is disabled +
+    link damping + PhysX's soft velocity limit: beyond maxLinear/AngularVelocity, the force that would
+    bring the isolated link back to that speed in one step (-m sigma v / dt, sigma = 1 - v_max / |v|).
+    vel: spatial link velocities at the step start."""
+    external_wrenches(link_par, l0, l1, gravity, user, wrench)
+    for i in range(l0, l1):
+        mass = link_par[i, LP_MASS]
         lin_damp, ang_damp = link_par[i, LP_LINEAR_DAMPING], link_par[i, LP_ANGULAR_DAMPING]
         max_lin, max_ang = link_par[i, LP_MAX_LINEAR_VELOCITY], link_par[i, LP_MAX_ANGULAR_VELOCITY]
         if lin_damp == 0.0 and ang_damp == 0.0 and max_lin == math.inf and max_ang == math.inf:

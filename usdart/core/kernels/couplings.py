@@ -33,7 +33,7 @@ from ..layout import (
     TP_UPPER,
 )
 from .jacobian import point_jacobian
-from .rows import LIMIT_ERP, TINY_RESPONSE, apply, rate
+from .rows import TINY_RESPONSE, apply, rate
 from .tree_factor import solve
 
 
@@ -69,16 +69,17 @@ def fill_fixed_tendon(dof, tendon_start, tendon_dof, tendon_axis, t, v0, nv, q, 
 
 
 @njit(cache=True, _nrt=False)
-def tendon_coefficients(params, length, dt, rv):
-    """Implicit spring of a tendon row (reference §7): length, velocity gain, spring and limit gains."""
+def tendon_coefficients(params, length, h, rv):
+    """Implicit spring of a tendon row (reference §7), h its time step (PGS: dt; TGS: the substep): length,
+    velocity gain, spring and limit gains."""
     stiffness, damping, limit_stiffness = params[TP_STIFFNESS], params[TP_DAMPING], params[TP_LIMIT_STIFFNESS]
     r = rv[RV_RESPONSE]
-    a = dt * (dt * stiffness + damping)
-    a2 = dt * (dt * limit_stiffness + damping)
+    a = h * (h * stiffness + damping)
+    a2 = h * (h * limit_stiffness + damping)
     rv[RV_ERROR] = length + params[TP_OFFSET]
     ok = r > 0.0
     rv[RV_C0] = -(1.0 / (1.0 + a * r)) * a if ok else 0.0  # velocity multiplier
-    rv[RV_C1] = -stiffness * (1.0 / (1.0 + a * r)) * dt if ok else 0.0  # per unit length error
+    rv[RV_C1] = -stiffness * (1.0 / (1.0 + a * r)) * h if ok else 0.0  # per unit length error
     rv[RV_C2] = 1.0 / (1.0 + a * r) if ok else 0.0
     rv[RV_C3] = 1.0 / (1.0 + a2 * r) if ok else 0.0
 
@@ -152,18 +153,20 @@ def fill_mimic(dof, mimic, mimic_par, i, v0, nv, q, jac, joff, resp, off):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def solve_tendon(params, dt, rv, gvel, v0, nv, jac, joff, resp, off):
-    """Spring toward the rest length plus a limit spring outside [lower, upper] (reference §7)."""
+def solve_tendon(params, h, tgs, moved, rv, gvel, v0, nv, jac, joff, resp, off):
+    """Spring toward the rest length plus a limit spring outside [lower, upper] (reference §7); h the row's
+    time step, moved the length change since the step start (TGS, where each substep adds an increment to
+    the accumulated impulses; 0 in PGS, where each iteration relaxes them by 1 - x)."""
     r = rv[RV_RESPONSE]
     if r <= TINY_RESPONSE:
         return 0.0
-    length = rv[RV_ERROR]
+    length = rv[RV_ERROR] + moved
     rest, lower, upper = params[TP_REST], params[TP_LOWER], params[TP_UPPER]
-    x, x2 = rv[RV_C2], rv[RV_C3]
+    keep, keep_limit = (1.0, 1.0) if tgs else (1.0 - rv[RV_C2], 1.0 - rv[RV_C3])
     lam, lam_limit = rv[RV_LAMBDA], rv[RV_LAMBDA2]
-    new = (1.0 - x) * lam + rv[RV_C0] * rate(gvel, v0, nv, jac, joff) + rv[RV_C1] * (length - rest)
+    new = keep * lam + rv[RV_C0] * rate(gvel, v0, nv, jac, joff) + rv[RV_C1] * (length - rest)
     limit_error = length - lower if length < lower else (length - upper if length > upper else 0.0)
-    new_limit = (1.0 - x2) * lam_limit - params[TP_LIMIT_STIFFNESS] * x2 * dt * limit_error
+    new_limit = keep_limit * lam_limit - params[TP_LIMIT_STIFFNESS] * rv[RV_C3] * h * limit_error
     delta = (new - lam) + (new_limit - lam_limit)
     rv[RV_LAMBDA], rv[RV_LAMBDA2] = new, new_limit
     apply(gvel, v0, nv, resp, off, delta)
@@ -171,34 +174,36 @@ def solve_tendon(params, dt, rv, gvel, v0, nv, jac, joff, resp, off):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def solve_mimic(mimic_par, i, dt, velocity_iteration, rv, gvel, v0, nv, jac, joff, resp, off):
-    """q_f + G q_l + offset = 0: hard (PhysX's PGS bias) or compliant (natural frequency, damping ratio)."""
+def solve_mimic(mimic_par, i, h, hard_erp, velocity_iteration, moved, rv, gvel, v0, nv, jac, joff, resp, off):
+    """q_f + G q_l + offset = 0: hard (bias hard_erp: PhysX's 0.8 in PGS, 2 / sqrt N in TGS) or compliant
+    (natural frequency, damping ratio); h the row's time step, moved the error's change since the step
+    start (TGS; 0 in PGS). Velocity iterations hold the rate at zero."""
     r = rv[RV_RESPONSE]
     if r <= TINY_RESPONSE:
         return 0.0
-    erp, cfm = LIMIT_ERP, 0.0
+    erp, cfm = hard_erp, 0.0
     frequency, ratio = mimic_par[i, MP_FREQUENCY], mimic_par[i, MP_DAMPING_RATIO]
     if velocity_iteration:
         erp = 0.0
     elif frequency > 0.0 and ratio > 0.0:
         kp = frequency * frequency / r
         kd = 2.0 * frequency * ratio / r
-        cfm = 1.0 / (dt * (dt * kp + kd))
-        erp = dt * kp / (dt * kp + kd)
-    impulse = -(erp * rv[RV_ERROR] / dt + rate(gvel, v0, nv, jac, joff)) / (r + cfm)
+        cfm = 1.0 / (h * (h * kp + kd))
+        erp = h * kp / (h * kp + kd)
+    impulse = -(erp * (rv[RV_ERROR] + moved) / h + rate(gvel, v0, nv, jac, joff)) / (r + cfm)
     apply(gvel, v0, nv, resp, off, impulse)
     return abs(impulse) * r
 
 
 # ---- joints outside the tree (loop joints, joints between trees): one bilateral row per locked axis -------
 @njit(cache=True, _nrt=False, inline="always")
-def solve_joint_axis(velocity_iteration, dt, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
-    """Velocity (and, in position iterations, position) error of one axis to zero; side b may be absent
-    (nvb = 0)."""
+def solve_joint_axis(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
+    """Velocity (and, in position iterations, erp times the position error over h) of one axis to zero;
+    moved: the error's change since the step start (TGS; 0 in PGS); side b may be absent (nvb = 0)."""
     r = rv[RV_RESPONSE]
     if r <= TINY_RESPONSE:
         return 0.0
-    bias = 0.0 if velocity_iteration else rv[RV_ERROR] / dt
+    bias = 0.0 if velocity_iteration else erp * (rv[RV_ERROR] + moved) / h
     current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
     impulse = -(bias + current) / r
     rv[RV_LAMBDA] += impulse

@@ -45,26 +45,32 @@ def set_product(q, aw, ax, ay, az, bw, bx, by, bz):
 
 
 @njit(cache=True, _nrt=False)
+def rotate_by_quat(qw, qx, qy, qz, c):
+    """R(q) c for a quaternion q of any norm."""
+    s = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz)
+    r0 = (1 - s * (qy * qy + qz * qz)) * c[0] + s * (qx * qy - qw * qz) * c[1] + s * (qx * qz + qw * qy) * c[2]
+    r1 = s * (qx * qy + qw * qz) * c[0] + (1 - s * (qx * qx + qz * qz)) * c[1] + s * (qy * qz - qw * qx) * c[2]
+    r2 = s * (qx * qz - qw * qy) * c[0] + s * (qy * qz + qw * qx) * c[1] + (1 - s * (qx * qx + qy * qy)) * c[2]
+    return r0, r1, r2
+
+
+@njit(cache=True, _nrt=False)
 def integrate_positions(
-    link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, rot, pos, vel, q, joint_quat, root_pos, root_quat
+    link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, vel, q, joint_quat, root_pos, root_quat
 ):
-    """Move a tree by dt with generalized velocity vel[v0:v1] (root [v_com; omega], then DOFs); rot/pos
-    are the link poses the velocity was computed at. Unlimited revolute DOFs wrap to (-pi, pi]."""
+    """Move a tree by dt with generalized velocity vel[v0:v1] (root [v_com; omega], then DOFs). Reads only
+    the state it moves (no link poses), so TGS can call it once per substep. Unlimited revolute DOFs wrap
+    to (-pi, pi]; prismatic positions are clamped to their limits (as PhysX does, also per TGS substep)."""
     if floating:  # the COM moves with v_com, the frame turns about it
-        R0, c = rot[l0], link_vec[l0, COM]
-        com0 = pos[l0, 0] + R0[0, 0] * c[0] + R0[0, 1] * c[1] + R0[0, 2] * c[2]
-        com1 = pos[l0, 1] + R0[1, 0] * c[0] + R0[1, 1] * c[1] + R0[1, 2] * c[2]
-        com2 = pos[l0, 2] + R0[2, 0] * c[0] + R0[2, 1] * c[1] + R0[2, 2] * c[2]
+        c = link_vec[l0, COM]
+        r0, r1, r2 = rotate_by_quat(root_quat[0], root_quat[1], root_quat[2], root_quat[3], c)
+        com0, com1, com2 = root_pos[0] + r0, root_pos[1] + r1, root_pos[2] + r2
         ew, ex, ey, ez = quat_exp(vel[v0 + 3] * dt, vel[v0 + 4] * dt, vel[v0 + 5] * dt)  # world-axes turn: exp(r) q
         set_product(root_quat, ew, ex, ey, ez, root_quat[0], root_quat[1], root_quat[2], root_quat[3])
-        qw, qx, qy, qz = root_quat[0], root_quat[1], root_quat[2], root_quat[3]
-        s = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz)
-        Rc0 = (1 - s * (qy * qy + qz * qz)) * c[0] + s * (qx * qy - qw * qz) * c[1] + s * (qx * qz + qw * qy) * c[2]
-        Rc1 = s * (qx * qy + qw * qz) * c[0] + (1 - s * (qx * qx + qz * qz)) * c[1] + s * (qy * qz - qw * qx) * c[2]
-        Rc2 = s * (qx * qz - qw * qy) * c[0] + s * (qy * qz + qw * qx) * c[1] + (1 - s * (qx * qx + qy * qy)) * c[2]
-        root_pos[0] = com0 + vel[v0 + 0] * dt - Rc0
-        root_pos[1] = com1 + vel[v0 + 1] * dt - Rc1
-        root_pos[2] = com2 + vel[v0 + 2] * dt - Rc2
+        r0, r1, r2 = rotate_by_quat(root_quat[0], root_quat[1], root_quat[2], root_quat[3], c)
+        root_pos[0] = com0 + vel[v0 + 0] * dt - r0
+        root_pos[1] = com1 + vel[v0 + 1] * dt - r1
+        root_pos[2] = com2 + vel[v0 + 2] * dt - r2
     for i in range(l0 + 1, l1):
         lo, hi = link[i, L_DOF0], link[i, L_DOF1]
         jt = link[i, L_JOINT]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..layout import LP_MASS
+from ..layout import LP_GRAVITY, LP_MASS
 from .kinematics import com_position, link_velocities, root_com, world_frames
 
 
@@ -60,12 +60,31 @@ def centroidal_momentum(l0, l1, body_mass, body_moment, body_inertia, vel, out, 
 
 @njit(cache=True, _nrt=False)
 def aim_momentum(
-    link_vec, link_par, l0, l1, dt, gravity, rot, pos, body_mass, body_moment, body_inertia, vel, wrench, target
+    link_vec,
+    link_par,
+    l0,
+    l1,
+    dt,
+    share,
+    gravity,
+    rot,
+    pos,
+    body_mass,
+    body_moment,
+    body_inertia,
+    vel,
+    wrench,
+    user,
+    target,
 ):
     """target[0:6] = the momentum at the step end that the outside gives (see the module), from the
-    step-start inertias, velocities and link forces [force; torque] at the COMs; target[6:9] = the COM."""
+    step-start inertias, velocities and link forces [force; torque] at the COMs (wrench: all of them,
+    user: the user's); target[6:9] = where the COM ends the step: c + dt (p + dp - (1 - share) dp_ext) / M,
+    with dp_ext the change by gravity and the user's forces and share the part of it the positions move
+    with (1; TGS applying them in each of N substeps: (N + 1) / 2N)."""
     com = target[6:9]
-    centroidal_momentum(l0, l1, body_mass, body_moment, body_inertia, vel, target, com)
+    mass = centroidal_momentum(l0, l1, body_mass, body_moment, body_inertia, vel, target, com)
+    e0 = e1 = e2 = 0.0  # dp_ext / dt
     for i in range(l0, l1):
         m, f = link_par[i, LP_MASS], wrench[i]
         f0, f1, f2 = m * gravity[0] + f[0], m * gravity[1] + f[1], m * gravity[2] + f[2]
@@ -77,6 +96,14 @@ def aim_momentum(
         target[3] += dt * (x1 * f2 - x2 * f1 + f[3])
         target[4] += dt * (x2 * f0 - x0 * f2 + f[4])
         target[5] += dt * (x0 * f1 - x1 * f0 + f[5])
+        felt = m * link_par[i, LP_GRAVITY]
+        e0 += felt * gravity[0] + user[i, 0]
+        e1 += felt * gravity[1] + user[i, 1]
+        e2 += felt * gravity[2] + user[i, 2]
+    lag = dt * (1.0 - share)
+    com[0] += dt * (target[0] - lag * e0) / mass
+    com[1] += dt * (target[1] - lag * e1) / mass
+    com[2] += dt * (target[2] - lag * e2) / mass
 
 
 @njit(cache=True, _nrt=False)
@@ -108,8 +135,9 @@ def keep_momentum(
 ):
     """Move the root velocity (and the step's root acceleration) so that the tree's momentum at its new pose
     is `target`, and the whole tree (root position and link poses) so that its COM is where that momentum
-    carried it from the step start: c + dt p / M. now (6), com and c_root (3) are scratch; poses must be those
-    of the step end. `floating` is always true here: the runtime flag link_velocities is compiled for."""
+    carried it from the step start (target[6:9], aim_momentum). now (6), com and c_root (3) are scratch;
+    poses must be those of the step end. `floating` is always true here: the runtime flag
+    link_velocities is compiled for."""
     world_frames(
         link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment, body_inertia
     )
@@ -157,8 +185,8 @@ def keep_momentum(
     root_acc[3] += w0 / dt
     root_acc[4] += w1 / dt
     root_acc[5] += w2 / dt
-    for a in range(3):  # the position update moved the COM by other than dt p / M: put it there
-        shift = target[6 + a] + dt * target[a] / mass - com[a]
+    for a in range(3):  # the position update moved the COM elsewhere: put it there
+        shift = target[6 + a] - com[a]
         root_pos[a] += shift
         for i in range(l0, l1):
             pos[i, a] += shift

@@ -36,9 +36,12 @@ from ..layout import (
     RV_C1,
     RV_C2,
     RV_C3,
+    RV_DISPLACEMENT_GAIN,
     RV_LAMBDA,
     RV_LAMBDA2,
     RV_RESPONSE,
+    RV_TIME_GAIN,
+    SOLVER_TGS,
 )
 
 LIMIT_ERP = 0.8  # PhysX's PGS bias coefficient for limits and hard mimic joints
@@ -61,23 +64,31 @@ def rate(gvel, v0, nv, jac, off):
 
 # ---- drive ----------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def fill_drive(dof_par, k, mode, dt, q, target_position, target_velocity, limits_are_forces, rv):
-    """Implicit PD drive: lambda_new = C2 lambda + C0 qd + C1, clamped to +-C3 (or the envelope)."""
+def fill_drive(dof_par, k, mode, dt, h, solver, q, target_position, target_velocity, limits_are_forces, rv):
+    """Implicit PD drive (reference §3.3), h the drive's time step (PGS: dt; TGS: the substep dt / N):
+    lambda_new = C2 lambda + C0 qd + C1 + gain_x dq + gain_t t, clamped to +-C3 (or the envelope), with
+    dq the DOF's displacement and t the time since the step start (TGS; both 0 in PGS). In TGS the target
+    moves at the target velocity so that it is target_position at the step end."""
     r = rv[RV_RESPONSE]
     rv[RV_LAMBDA] = 0.0
-    for c in (RV_C0, RV_C1, RV_C2, RV_C3):
+    for c in (RV_C0, RV_C1, RV_C2, RV_C3, RV_DISPLACEMENT_GAIN, RV_TIME_GAIN):
         rv[c] = 0.0
     if r <= 0.0:
         return
     kp, kd = dof_par[k, DP_STIFFNESS], dof_par[k, DP_DRIVE_DAMPING]
-    a = dt * (dt * kp + kd)
+    a = h * (h * kp + kd)
     if mode == DRIVE_FORCE:
         x, kappa = 1.0 / (1.0 + a * r), 1.0
     else:
         x, kappa = 1.0 / (1.0 + a), 1.0 / r
+    beta = kp * x * h * kappa
     rv[RV_C0] = -x * a * kappa
-    rv[RV_C1] = x * dt * kd * target_velocity * kappa + kp * x * dt * kappa * (target_position - q)
-    rv[RV_C2] = 1.0 - x
+    rv[RV_C1] = x * h * kd * target_velocity * kappa + beta * (target_position - q - (dt - h) * target_velocity)
+    tgs = solver == SOLVER_TGS
+    rv[RV_C2] = 1.0 if tgs else 1.0 - x
+    if tgs:
+        rv[RV_DISPLACEMENT_GAIN] = -beta
+        rv[RV_TIME_GAIN] = beta * target_velocity
     # bound on the step's drive impulse: maxForce * dt, or maxForce itself when it is an impulse
     rv[RV_C3] = dof_par[k, DP_MAX_FORCE] * (dt if limits_are_forces != 0.0 else 1.0)
 
@@ -134,14 +145,19 @@ def envelope_clamp(dof_par, k, joint_force, r, dt, lam, lam_unc, qd):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def solve_drive(dof_par, k, envelope, joint_force, dt, rv, gvel, g, v0, nv, resp, off):
+def solve_drive(dof_par, k, envelope, joint_force, dt, span, elapsed, displacement, rv, gvel, g, v0, nv, resp, off):
+    """span > 0 (TGS substeps with external forces in each): the envelope bounds this pass's own impulse
+    by what acts over span seconds (reference §3.5), else the step's accumulated impulse over dt."""
     if rv[RV_C3] <= 0.0:
         return 0.0
     r = rv[RV_RESPONSE]
     lam = rv[RV_LAMBDA]
     qd = gvel[g]
-    unc = rv[RV_C2] * lam + rv[RV_C0] * qd + rv[RV_C1]
-    if envelope:
+    unc = rv[RV_C2] * lam + rv[RV_C0] * qd + rv[RV_C1] + rv[RV_DISPLACEMENT_GAIN] * displacement
+    unc += rv[RV_TIME_GAIN] * elapsed
+    if envelope and span > 0.0:
+        new = lam + envelope_clamp(dof_par, k, joint_force, r, span, 0.0, unc - lam, qd)
+    elif envelope:
         new = envelope_clamp(dof_par, k, joint_force, r, dt, lam, unc, qd)
     else:
         new = min(max(unc, -rv[RV_C3]), rv[RV_C3])
@@ -154,20 +170,27 @@ def solve_drive(dof_par, k, envelope, joint_force, dt, rv, gvel, g, v0, nv, resp
 
 # ---- joint friction -------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False, inline="always")
-def solve_friction(dof_par, k, dt, rv, gvel, g, v0, nv, resp, off):
-    """Stick within the static impulse, else Coulomb + viscous (seed 003)."""
+def solve_friction(dof_par, k, dt, substep, rv, gvel, g, v0, nv, resp, off):
+    """Stick within the static impulse, else Coulomb + viscous (seed 003), on the impulse accumulated over
+    the step's iterations with bounds for dt; `substep` > 0 (a TGS position iteration): on that substep's
+    own impulse, with bounds for the substep (measured on PhysX: its TGS spreads the friction impulse over
+    the substeps, as the seed describes for externalForcesEveryTgsIterationEnabled only)."""
     r = rv[RV_RESPONSE]
     lam = rv[RV_LAMBDA]
     qd = gvel[g]
-    trial = lam - qd / r
-    if abs(trial) > dof_par[k, DP_STATIC_FRICTION] * dt:
-        bound = (dof_par[k, DP_DYNAMIC_FRICTION] + dof_par[k, DP_VISCOUS_FRICTION] * abs(qd)) * dt
+    if substep > 0.0:
+        start, span = 0.0, substep
+    else:
+        start, span = lam, dt
+    trial = start - qd / r
+    if abs(trial) > dof_par[k, DP_STATIC_FRICTION] * span:
+        bound = (dof_par[k, DP_DYNAMIC_FRICTION] + dof_par[k, DP_VISCOUS_FRICTION] * abs(qd)) * span
         trial = min(max(trial, -bound), bound)
-    if trial == lam:
+    if trial == start:
         return 0.0
-    rv[RV_LAMBDA] = trial
-    apply(gvel, v0, nv, resp, off, trial - lam)
-    return abs(trial - lam) * r
+    rv[RV_LAMBDA] = lam + trial - start
+    apply(gvel, v0, nv, resp, off, trial - start)
+    return abs(trial - start) * r
 
 
 # ---- limits ---------------------------------------------------------------------------------------------
@@ -180,26 +203,28 @@ def fill_limit(dof_par, k, q, rv):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def solve_limit(dt, velocity_iteration, rv, gvel, g, v0, nv, resp, off):
-    """Hard limit with a Baumgarte bias (position iterations) and a speculative term."""
+def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, resp, off):
+    """Hard limit with a Baumgarte bias (position iterations) and a speculative term (reference §4): h the
+    row's time step (PGS: dt; TGS: the substep), erp the bias coefficient (PGS: LIMIT_ERP; TGS: 2 / sqrt N),
+    displacement the DOF's motion since the step start (TGS; 0 in PGS)."""
     r = rv[RV_RESPONSE]
-    lo_err, hi_err = rv[RV_C0], rv[RV_C1]
+    lo_err, hi_err = rv[RV_C0] + displacement, rv[RV_C1] - displacement
     v = gvel[g]
     lam_lo, lam_hi = rv[RV_LAMBDA], rv[RV_LAMBDA2]
     delta = 0.0
-    if lo_err < 0.0 or lo_err + v * dt < 0.0:
+    if lo_err < 0.0 or lo_err + v * h < 0.0:
         if lo_err < 0.0:
-            target = v if velocity_iteration else -LIMIT_ERP * lo_err / dt
+            target = v if velocity_iteration else -erp * lo_err / h
         else:
-            target = -lo_err / dt
+            target = -lo_err / h
         new = max(lam_lo + (target - v) / r, 0.0)
         delta = new - lam_lo
         rv[RV_LAMBDA] = new
-    elif hi_err < 0.0 or hi_err - v * dt < 0.0:
+    elif hi_err < 0.0 or hi_err - v * h < 0.0:
         if hi_err < 0.0:
-            target = v if velocity_iteration else LIMIT_ERP * hi_err / dt
+            target = v if velocity_iteration else erp * hi_err / h
         else:
-            target = hi_err / dt
+            target = hi_err / h
         new = min(lam_hi + (target - v) / r, 0.0)
         delta = new - lam_hi
         rv[RV_LAMBDA2] = new

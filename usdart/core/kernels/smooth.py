@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from ..layout import D_V, DP_ARMATURE, DP_DAMPING
-from .applied import applied_wrenches
+from .applied import applied_wrenches, external_wrenches
 from .crba import composite_inertias, mass_matrix
 from .kinematics import link_velocities, root_com, world_frames
 from .rnea import rnea
@@ -132,3 +132,86 @@ def unconstrained_velocity(
     solve(v_parent, v_h, v0, v1, H, gen, v0)
     for a in range(v0, v1):
         gvel[a] = gvel_start[a] + dt * gen[a]
+
+
+@njit(cache=True, _nrt=False)
+def external_velocity_change(
+    link,
+    dof,
+    link_vec,
+    link_par,
+    v_parent,
+    v_h,
+    l0,
+    l1,
+    d0,
+    d1,
+    v0,
+    v1,
+    floating,
+    dt,
+    gravity,
+    rot,
+    pos,
+    qd,
+    root_vel,
+    joint_force,
+    user_wrench,
+    motion,
+    body_mass,
+    body_moment,
+    body_inertia,
+    vel,
+    acc,
+    force,
+    ext_wrench,
+    scratch,
+    H,
+    gen,
+    out,
+):
+    """out[v0:v1] = dt M'^-1 (joint forces + J^T (gravity + user link forces)): the part of the step's
+    unconstrained velocity change that PhysX's TGS applies in its substeps (external forces every
+    iteration), without the velocity products and link damping. After unconstrained_velocity (poses,
+    inertias, link velocities and the factor of M' in H)."""
+    c = scratch[4]
+    if floating:
+        root_com(link_vec, rot, pos, l0, c)
+    external_wrenches(link_par, l0, l1, gravity, user_wrench, ext_wrench)
+    rnea(
+        link,
+        dof,
+        link_vec,
+        l0,
+        l1,
+        v0,
+        floating,
+        c,
+        rot,
+        pos,
+        motion,
+        body_mass,
+        body_moment,
+        body_inertia,
+        qd,
+        qd,
+        root_vel,
+        root_vel,
+        0.0,
+        0.0,
+        gravity,
+        ext_wrench,
+        vel,
+        acc,
+        force,
+        scratch,
+        gen,
+    )
+    for a in range(6 if floating else 0):
+        gen[v0 + a] = -gen[v0 + a]
+    for k in range(d0, d1):
+        g = dof[k, D_V]
+        gen[g] = joint_force[k] - gen[g]
+    solve(v_parent, v_h, v0, v1, H, gen, v0)
+    for a in range(v0, v1):
+        out[a] = dt * gen[a]

@@ -1,12 +1,20 @@
-"""The rows of one island at a step: fill them all, then projected Gauss-Seidel sweeps (PhysX's PGS).
+"""The rows of one island at a step: fill them all, then projected Gauss-Seidel sweeps, as PhysX's PGS
+(`solve_island`) or TGS (`sweep` per substep, driven by usdart.core.kernels.step, then
+`velocity_iterations`).
 
 An island's rows are the row-table range [r0, r1): per tree its coupling rows, then per DOF its drive,
-friction, limit and velocity-limit rows, then the joints between the island's trees. Position
-iterations come first (positions follow the velocity they leave), then velocity iterations refine the
-final velocity; sweeps stop early once one changes no velocity by more than 1e-13.
+friction, limit and velocity-limit rows, then the joints between the island's trees. PGS: position
+iterations first (positions follow the velocity they leave), then velocity iterations refine the final
+velocity; sweeps stop early once one changes no velocity by more than 1e-13. TGS: each position
+iteration is a substep of h = dt / N (N the island's position iterations) that ends by moving the
+positions; rows see the displacement since the step start (DOF rows exactly, coupling rows through their
+step-start Jacobian: PhysX also keeps each row's Jacobian for the whole step) and use the bias
+coefficient 2 / sqrt N; velocity iterations then leave drives and tendons as they are.
 """
 
 from __future__ import annotations
+
+import math
 
 from numba import njit
 
@@ -40,6 +48,7 @@ from ..layout import (
     RV_ERROR,
     RV_LAMBDA,
     RV_RESPONSE,
+    SOLVER_TGS,
     T_LINK0,
     T_ROOT,
     T_V0,
@@ -61,10 +70,21 @@ from .couplings import (
 )
 from .jacobian import point_jacobian
 from .kinematics import root_com
-from .rows import TINY_RESPONSE, fill_drive, fill_limit, solve_drive, solve_friction, solve_limit, solve_velocity_limit
+from .rows import (
+    LIMIT_ERP,
+    TINY_RESPONSE,
+    fill_drive,
+    fill_limit,
+    rate,
+    solve_drive,
+    solve_friction,
+    solve_limit,
+    solve_velocity_limit,
+)
 from .tree_factor import solve, unit_response
 
 CONVERGED = 1e-13  # a sweep that changes no velocity by more than this leaves the result as it is
+PGS_JOINT_ERP = 1.0  # PhysX's PGS corrects a joint row's whole position error in one step
 
 
 @njit(cache=True, _nrt=False)
@@ -112,6 +132,8 @@ def fill_rows(
     r0,
     r1,
     dt,
+    h,
+    solver,
     q,
     target_position,
     target_velocity,
@@ -126,7 +148,8 @@ def fill_rows(
     frames,
     scratch,
 ):
-    """Fill rows r0..r1-1 at the step start (after every tree of the island has its factor in H)."""
+    """Fill rows r0..r1-1 at the step start (after every tree of the island has its factor in H); h the
+    rows' time step (PGS: dt; TGS: the substep), solver SOLVER_PGS or SOLVER_TGS (a float: no literal types)."""
     tree, v_parent, v_h = trees.tree, trees.v_parent, trees.v_h
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
     c, rel, points = scratch[5], scratch[8], scratch[6:8]
@@ -148,6 +171,8 @@ def fill_rows(
                     i,
                     dof[i, D_DRIVE],
                     dt,
+                    h,
+                    solver,
                     q[i],
                     target_position[i],
                     target_velocity[i],
@@ -203,7 +228,7 @@ def fill_rows(
                 )
                 params = couplings.tendon_par[i]
             finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv)
-            tendon_coefficients(params, length, dt, rv)
+            tendon_coefficients(params, length, h, rv)
         elif kind == ROW_MIMIC:
             error = fill_mimic(dof, couplings.mimic, couplings.mimic_par, i, v0, nv, q, jac, joff, resp, off)
             finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv)
@@ -229,9 +254,39 @@ def fill_rows(
 
 
 @njit(cache=True, _nrt=False)
-def sweep(trees, dofs, couplings, r0, r1, dt, velocity_iteration, joint_force, row_value, resp, jac, gvel):
-    """One Gauss-Seidel pass over rows r0..r1-1; returns the largest velocity change."""
+def sweep(
+    trees,
+    dofs,
+    couplings,
+    r0,
+    r1,
+    dt,
+    h,
+    erp,
+    joint_erp,
+    solver,
+    span,
+    elapsed,
+    it,
+    position_iterations,
+    joint_force,
+    row_value,
+    resp,
+    jac,
+    gvel,
+    moved,
+):
+    """One Gauss-Seidel pass over rows r0..r1-1; returns the largest velocity change. h: the rows' time
+    step; erp: the bias of limits and hard mimic joints, joint_erp that of joint rows; iteration `it` of
+    the step, a velocity iteration from `position_iterations` on; solver SOLVER_TGS: a TGS pass, `elapsed`
+    seconds into the step, with `moved` the generalized displacement since the step start (its velocity
+    iterations skip drives and tendons); span > 0: friction and drive envelopes bound each
+    pass's own impulse by what acts over span seconds (TGS substeps with external forces in each), 0: the
+    step's accumulated impulse by what acts over dt."""
     tree, row, dof, dof_par = trees.tree, couplings.row, dofs.dof, dofs.dof_par
+    tgs = solver == SOLVER_TGS
+    velocity_iteration = it >= position_iterations
+    frozen = tgs and velocity_iteration
     largest = 0.0
     for r in range(r0, r1):
         kind, i, t = row[r, R_KIND], row[r, R_ID], row[r, R_TREE0]
@@ -243,28 +298,65 @@ def sweep(trees, dofs, couplings, r0, r1, dt, velocity_iteration, joint_force, r
             if rv[RV_RESPONSE] <= TINY_RESPONSE:
                 continue
             g = dof[i, D_V]
+            x = moved[g] if tgs else 0.0
             if kind == ROW_DRIVE:
+                if frozen:
+                    continue
                 change = solve_drive(
-                    dof_par, i, dof_par[i, DP_ENVELOPE] != 0.0, joint_force[i], dt, rv, gvel, g, v0, nv, resp, off
+                    dof_par,
+                    i,
+                    dof_par[i, DP_ENVELOPE] != 0.0,
+                    joint_force[i],
+                    dt,
+                    span,
+                    elapsed,
+                    x,
+                    rv,
+                    gvel,
+                    g,
+                    v0,
+                    nv,
+                    resp,
+                    off,
                 )
             elif kind == ROW_FRICTION:
-                change = solve_friction(dof_par, i, dt, rv, gvel, g, v0, nv, resp, off)
+                change = solve_friction(dof_par, i, dt, span, rv, gvel, g, v0, nv, resp, off)
             elif kind == ROW_LIMIT:
-                change = solve_limit(dt, velocity_iteration, rv, gvel, g, v0, nv, resp, off)
+                change = solve_limit(h, erp, velocity_iteration, x, rv, gvel, g, v0, nv, resp, off)
             else:
                 change = solve_velocity_limit(dof_par, i, rv, gvel, g, v0, nv, resp, off)
-        elif kind == ROW_SPATIAL_TENDON:
-            change = solve_tendon(couplings.spatial_par[i], dt, rv, gvel, v0, nv, jac, joff, resp, off)
-        elif kind == ROW_FIXED_TENDON:
-            change = solve_tendon(couplings.tendon_par[i], dt, rv, gvel, v0, nv, jac, joff, resp, off)
+        elif kind == ROW_SPATIAL_TENDON or kind == ROW_FIXED_TENDON:
+            if frozen:
+                continue
+            x = rate(moved, v0, nv, jac, joff) if tgs else 0.0
+            params = couplings.spatial_par[i] if kind == ROW_SPATIAL_TENDON else couplings.tendon_par[i]
+            change = solve_tendon(params, h, tgs, x, rv, gvel, v0, nv, jac, joff, resp, off)
         elif kind == ROW_MIMIC:
-            change = solve_mimic(couplings.mimic_par, i, dt, velocity_iteration, rv, gvel, v0, nv, jac, joff, resp, off)
+            x = rate(moved, v0, nv, jac, joff) if tgs else 0.0
+            change = solve_mimic(
+                couplings.mimic_par, i, h, erp, velocity_iteration, x, rv, gvel, v0, nv, jac, joff, resp, off
+            )
         else:
             t1 = row[r, R_TREE1]
             w0 = tree[t1, T_V0] if t1 >= 0 else 0
             nvb = tree[t1, T_V1] - w0 if t1 >= 0 else 0
+            x = rate(moved, v0, nv, jac, joff) + rate(moved, w0, nvb, jac, joff + nv) if tgs else 0.0
             change = solve_joint_axis(
-                velocity_iteration, dt, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, row[r, R_RESPONSE1]
+                velocity_iteration,
+                h,
+                joint_erp,
+                x,
+                rv,
+                gvel,
+                v0,
+                nv,
+                w0,
+                nvb,
+                jac,
+                joff,
+                resp,
+                off,
+                row[r, R_RESPONSE1],
             )
         largest = max(largest, change)
     return largest
@@ -291,10 +383,69 @@ def solve_island(trees, dofs, couplings, isl, dt, joint_force, row_value, resp, 
         velocity_iteration = it >= position_iterations
         if it == position_iterations:
             save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos)
-        if (
-            sweep(trees, dofs, couplings, r0, r1, dt, velocity_iteration, joint_force, row_value, resp, jac, gvel)
-            < CONVERGED
-        ):
+        largest = sweep(
+            trees,
+            dofs,
+            couplings,
+            r0,
+            r1,
+            dt,
+            dt,
+            LIMIT_ERP,
+            PGS_JOINT_ERP,
+            0.0,
+            0.0,
+            0.0,
+            it,
+            position_iterations,
+            joint_force,
+            row_value,
+            resp,
+            jac,
+            gvel,
+            gvel_pos,
+        )
+        if largest < CONVERGED:
             if not velocity_iteration:
                 save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos)
+            break
+
+
+@njit(cache=True, _nrt=False)
+def tgs_bias(position_iterations):
+    """PhysX's TGS bias coefficient of an island: 2 / sqrt N, not capped at 1 (reference §4, §11)."""
+    return 2.0 / math.sqrt(position_iterations)
+
+
+@njit(cache=True, _nrt=False)
+def velocity_iterations(trees, dofs, couplings, isl, dt, joint_force, row_value, resp, jac, gvel, moved):
+    """TGS's velocity iterations after the island's substeps (at least one, as in PGS); `moved`: the
+    displacement of the whole step."""
+    island = trees.island
+    n = island[isl, I_POSITION_ITERATIONS]
+    h, erp = dt / n, tgs_bias(n)
+    for it in range(n, n + max(island[isl, I_VELOCITY_ITERATIONS], 1)):
+        largest = sweep(
+            trees,
+            dofs,
+            couplings,
+            island[isl, I_ROW0],
+            island[isl, I_ROW1],
+            dt,
+            h,
+            erp,
+            min(erp, 1.0),
+            float(SOLVER_TGS),
+            0.0,
+            dt,
+            it,
+            n,
+            joint_force,
+            row_value,
+            resp,
+            jac,
+            gvel,
+            moved,
+        )
+        if largest < CONVERGED:
             break

@@ -23,10 +23,13 @@ from ..layout import (
     D_V,
     DP_DAMPING,
     DV_TREE,
+    I_POSITION_ITERATIONS,
     I_ROW0,
     I_ROW1,
     I_TREE0,
     I_TREE1,
+    SOLVER_PGS,
+    SOLVER_TGS,
     T_DOF0,
     T_DOF1,
     T_LINK0,
@@ -37,6 +40,8 @@ from ..layout import (
     TS_CONSERVE_MOMENTUM,
     TS_DIVERGENCE_SPEED,
     TS_SLEEP_THRESHOLD,
+    TS_SOLVER,
+    TS_SUBSTEP_FORCES,
     WAKE_TIME,
 )
 from .aba import aba
@@ -44,8 +49,8 @@ from .integrate import integrate_positions
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .momentum import aim_momentum, keep_momentum
 from .sleep import below_threshold, pushed
-from .smooth import unconstrained_velocity
-from .solver import fill_rows, solve_island
+from .smooth import external_velocity_change, unconstrained_velocity
+from .solver import fill_rows, solve_island, sweep, tgs_bias, velocity_iterations
 
 _FLOAT_MAX = 1.7976931348623157e308  # finite: |x| <= the largest double (inf and NaN fail)
 
@@ -247,8 +252,9 @@ def in_bounds(m, st, ctl, w, t):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def aim(m, ctl, st, ws, w, t, dt):
-    """For a tree that keeps its momentum: the momentum it must end the step with (after begin_tree)."""
+def aim(m, ctl, st, ws, w, t, dt, share):
+    """For a tree that keeps its momentum: the momentum it must end the step with (after begin_tree); share:
+    the part of the step's momentum change the positions move with (momentum.aim_momentum)."""
     if ctl.tree_settings[t, TS_CONSERVE_MOMENTUM] == 0.0:
         return
     lk, tr = m.links, m.trees.tree
@@ -258,6 +264,7 @@ def aim(m, ctl, st, ws, w, t, dt):
         tr[t, T_LINK0],
         tr[t, T_LINK1],
         dt,
+        share,
         m.gravity,
         st.link_rot[w],
         st.link_pos[w],
@@ -266,6 +273,7 @@ def aim(m, ctl, st, ws, w, t, dt):
         ws.body_inertia[w],
         ws.vel[w],
         ws.wrench[w],
+        ctl.link_wrench[w],
         ws.momentum[w, t],
     )
 
@@ -355,17 +363,20 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def solve_rows(m, st, ctl, ws, w, isl, dt):
-    """Fill island isl's rows and solve them (ws.gvel: final velocity, ws.gvel_pos: positions')."""
-    trees, lk, dofs, island = m.trees, m.links, m.dofs, m.trees.island
+def fill_island(m, st, ctl, ws, w, isl, dt, h, solver):
+    """Fill island isl's rows at the step start (h: their time step, dt or the TGS substep; solver:
+    SOLVER_PGS or SOLVER_TGS as a float)."""
+    trees, island = m.trees, m.trees.island
     fill_rows(
         trees,
-        lk,
-        dofs,
+        m.links,
+        m.dofs,
         m.couplings,
         island[isl, I_ROW0],
         island[isl, I_ROW1],
         dt,
+        h,
+        solver,
         st.q[w],
         ctl.target_position[w],
         ctl.target_velocity[w],
@@ -380,9 +391,14 @@ def solve_rows(m, st, ctl, ws, w, isl, dt):
         ws.frames[w],
         ws.vec[w],
     )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pgs(m, ctl, ws, w, isl, dt):
+    """PGS over island isl's filled rows (ws.gvel: final velocity, ws.gvel_pos: the positions')."""
     solve_island(
-        trees,
-        dofs,
+        m.trees,
+        m.dofs,
         m.couplings,
         isl,
         dt,
@@ -393,6 +409,130 @@ def solve_rows(m, st, ctl, ws, w, isl, dt):
         ws.gvel[w],
         ws.gvel_pos[w],
     )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def external_change(m, st, ctl, ws, w, t, dt):
+    """ws.substep_change of tree t = the velocity change of its external forces over the step (after
+    begin_tree and aim: it reuses their scratch)."""
+    trees, lk, dofs = m.trees, m.links, m.dofs
+    tr = trees.tree
+    external_velocity_change(
+        lk.link,
+        dofs.dof,
+        lk.link_vec,
+        lk.link_par,
+        trees.v_parent,
+        trees.v_h,
+        tr[t, T_LINK0],
+        tr[t, T_LINK1],
+        tr[t, T_DOF0],
+        tr[t, T_DOF1],
+        tr[t, T_V0],
+        tr[t, T_V1],
+        tr[t, T_ROOT] == 6,
+        dt,
+        m.gravity,
+        st.link_rot[w],
+        st.link_pos[w],
+        st.qd[w],
+        st.root_vel[w, t],
+        ctl.joint_force[w],
+        ctl.link_wrench[w],
+        ws.motion[w],
+        ws.body_mass[w],
+        ws.body_moment[w],
+        ws.body_inertia[w],
+        ws.vel[w],
+        ws.acc[w],
+        ws.force[w],
+        ws.external_wrench[w],
+        ws.vec[w],
+        ws.H[w],
+        ws.gen[w],
+        ws.substep_change[w],
+    )
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def tgs(m, st, ctl, ws, w, isl, dt):
+    """PhysX's TGS over island isl's filled rows: N substeps of h = dt / N (N its position iterations),
+    each adding 1/N of the velocity change of the step's external forces when they act in every substep
+    (TS_SUBSTEP_FORCES; PhysX's free fall is then q + v dt + (N + 1) / 2N g dt^2; the velocity products
+    and link damping act at the step start), one sweep of the rows, and the positions moved by h with the
+    velocity it leaves; then the velocity iterations. Leaves the final velocity in ws.gvel, the
+    step-averaged velocity in ws.gvel_pos, and the positions moved (the link poses still the step start's)."""
+    trees, lk, dofs, tr = m.trees, m.links, m.dofs, m.trees.tree
+    island, members = trees.island, trees.island_trees
+    e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
+    n = island[isl, I_POSITION_ITERATIONS]
+    h = dt / n
+    erp = tgs_bias(n)
+    gvel, change, moved = ws.gvel[w], ws.substep_change[w], ws.gvel_pos[w]
+    spread = ctl.tree_settings[members[e0], TS_SUBSTEP_FORCES] != 0.0
+    for e in range(e0, e1):
+        t = members[e]
+        if spread:
+            external_change(m, st, ctl, ws, w, t, dt)
+        for a in range(tr[t, T_V0], tr[t, T_V1]):
+            if spread:
+                gvel[a] -= change[a]
+                change[a] /= n
+            else:
+                change[a] = 0.0
+            moved[a] = 0.0
+    for s in range(n):
+        for e in range(e0, e1):
+            for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
+                gvel[a] += change[a]
+        sweep(
+            trees,
+            dofs,
+            m.couplings,
+            island[isl, I_ROW0],
+            island[isl, I_ROW1],
+            dt,
+            h,
+            erp,
+            min(erp, 1.0),
+            float(SOLVER_TGS),
+            h if spread else 0.0,
+            s * h,
+            s,
+            n,
+            ctl.joint_force[w],
+            ws.row_value[w],
+            ws.resp[w],
+            ws.jac[w],
+            gvel,
+            moved,
+        )
+        for e in range(e0, e1):
+            t = members[e]
+            integrate_positions(
+                lk.link,
+                dofs.dof,
+                dofs.dof_par,
+                lk.link_vec,
+                tr[t, T_LINK0],
+                tr[t, T_LINK1],
+                tr[t, T_V0],
+                tr[t, T_ROOT] == 6,
+                h,
+                gvel,
+                st.q[w],
+                st.joint_quat[w],
+                st.root_pos[w, t],
+                st.root_quat[w, t],
+            )
+            for a in range(tr[t, T_V0], tr[t, T_V1]):
+                moved[a] += gvel[a] * h
+    velocity_iterations(
+        trees, dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w], gvel, moved
+    )
+    for e in range(e0, e1):
+        for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
+            moved[a] /= dt
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -439,8 +579,6 @@ def euler_positions(m, st, ws, w, t, dt):
         tr[t, T_V0],
         tr[t, T_ROOT] == 6,
         dt,
-        st.link_rot[w],
-        st.link_pos[w],
         ws.gvel_pos[w],
         st.q[w],
         st.joint_quat[w],
@@ -477,9 +615,10 @@ def finish_poses(m, st, ctl, w, t, falls):
 
 @njit(cache=True, _nrt=False)
 def step_world(m, st, ctl, ws, w, dt, only_island):
-    """Advance world w by dt, semi-implicit Euler (every island, or only `only_island` when >= 0). True
-    when a tree's new state fails the divergence guard (the first such tree into ws.diverged[w, DV_TREE];
-    the other islands still finish the step)."""
+    """Advance world w by dt, semi-implicit Euler with PhysX's PGS or TGS rows (the island's first tree's
+    TS_SOLVER), every island or only `only_island` when >= 0. True when a tree's new state fails the
+    divergence guard (the first such tree into ws.diverged[w, DV_TREE]; the other islands still finish
+    the step)."""
     tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
     diverged = False
     for isl in range(island.shape[0]):
@@ -489,13 +628,22 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
         alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
         if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.wake_time[w]):
             continue
+        solver = ctl.tree_settings[members[e0], TS_SOLVER]
+        use_tgs = solver == SOLVER_TGS
+        spread = use_tgs and ctl.tree_settings[members[e0], TS_SUBSTEP_FORCES] != 0.0
+        n = island[isl, I_POSITION_ITERATIONS] if use_tgs else 1
         for e in range(e0, e1):
             begin_tree(m, st, ctl, ws, w, members[e], dt)
-            aim(m, ctl, st, ws, w, members[e], dt)
-        solve_rows(m, st, ctl, ws, w, isl, dt)
+            aim(m, ctl, st, ws, w, members[e], dt, (n + 1) / (2.0 * n) if spread else 1.0)
+        fill_island(m, st, ctl, ws, w, isl, dt, dt / n, solver)
+        if use_tgs:
+            tgs(m, st, ctl, ws, w, isl, dt)
+        else:
+            pgs(m, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
             falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
-            euler_positions(m, st, ws, w, members[e], dt)
+            if not use_tgs:
+                euler_positions(m, st, ws, w, members[e], dt)
             finish_poses(m, st, ctl, w, members[e], falls)
             keep(m, ctl, st, ws, w, members[e], dt)
             if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
@@ -633,8 +781,6 @@ def rk4_smooth(m, st, ctl, ws, w, t, dt):
                 v0,
                 floating,
                 c * dt,
-                st.link_rot[w],
-                st.link_pos[w],
                 ws.rk[w, i - 1],
                 ws.stage_q[w],
                 ws.stage_joint_quat[w],
@@ -686,8 +832,6 @@ def rk4_positions(m, st, ws, w, t, dt):
         v0,
         floating,
         dt,
-        st.link_rot[w],
-        st.link_pos[w],
         ws.rk[w, 8],
         st.q[w],
         st.joint_quat[w],
@@ -722,8 +866,6 @@ def rk4_positions(m, st, ws, w, t, dt):
             v0,
             floating,
             dt,
-            st.link_rot[w],
-            st.link_pos[w],
             ws.rk[w, 9],
             st.q[w],
             st.joint_quat[w],
@@ -735,7 +877,8 @@ def rk4_positions(m, st, ws, w, t, dt):
 @njit(cache=True, _nrt=False)
 def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
     """As step_world, with the smooth dynamics integrated by classical RK4 and the constraint rows'
-    velocity changes added on top (pure RK4 while no row acts); True when the divergence guard fails."""
+    velocity changes (PGS, whatever TS_SOLVER says) added on top (pure RK4 while no row acts); True when
+    the divergence guard fails."""
     tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
     diverged = False
     for isl in range(island.shape[0]):
@@ -747,9 +890,10 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             continue
         for e in range(e0, e1):
             begin_tree(m, st, ctl, ws, w, members[e], dt)
-            aim(m, ctl, st, ws, w, members[e], dt)
+            aim(m, ctl, st, ws, w, members[e], dt, 1.0)
             rk4_smooth(m, st, ctl, ws, w, members[e], dt)
-        solve_rows(m, st, ctl, ws, w, isl, dt)
+        fill_island(m, st, ctl, ws, w, isl, dt, dt, float(SOLVER_PGS))
+        pgs(m, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
             falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
             rk4_positions(m, st, ws, w, members[e], dt)

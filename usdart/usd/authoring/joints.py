@@ -157,17 +157,12 @@ def set_joint_properties(
     static_friction: float | None = None,
     dynamic_friction: float | None = None,
     viscous_friction: float | None = None,
-    friction_coefficient: float | None = None,
     axis: str | None = None,
 ) -> Usd.Prim:
-    """Armature (kg m^2 or kg), maximum joint velocity (rad/s or m/s) and friction of one DOF.
-
-    Static/dynamic friction efforts (N m or N) and viscous friction (N m s/rad or N s/m) exist only in
-    PhysxJointAxisAPI:<instance>. PhysX (and usdart) read that API instead of PhysxJointAPI for its axis,
-    so armature and max_velocity go where they take effect: PhysxJointAxisAPI when the joint has (or now
-    gets) it, else PhysxJointAPI; values already authored in PhysxJointAPI are copied into a new
-    PhysxJointAxisAPI so they stay in effect. friction_coefficient is PhysxJointAPI's dimensionless
-    jointFriction (one value for all axes).
+    """Armature (kg m^2 or kg), maximum joint velocity (rad/s or m/s) and friction of one DOF, in
+    PhysxJointAxisAPI:<instance>: static/dynamic friction efforts (N m or N), viscous friction (N m s/rad
+    or N s/m). PhysX's current schemas have only that API for them (PhysxJointAPI's physxJoint:armature
+    and maxJointVelocity, which older stages carry, are ignored by PhysX and by usdart's "physx" semantics).
     """
     prim, instance, angular = joint_dof(joint, axis)
     non_negative(
@@ -177,7 +172,6 @@ def set_joint_properties(
         static_friction=static_friction,
         dynamic_friction=dynamic_friction,
         viscous_friction=viscous_friction,
-        friction_coefficient=friction_coefficient,
     )
     if static_friction is not None and dynamic_friction is not None and dynamic_friction > static_friction:
         raise AuthoringError(
@@ -185,44 +179,17 @@ def set_joint_properties(
             f"dynamic friction {dynamic_friction} exceeds static friction "
             f"{static_friction} (PhysX requires dynamic <= static)",
         )
+    _per_axis(prim, instance, "PhysxJointAxisAPI")
     u = _units(prim, angular)
-    axis_token = f"PhysxJointAxisAPI:{instance}"
-    applied = prim.GetMetadata("apiSchemas")
-    has_axis_api = applied is not None and axis_token in applied.ApplyOperations([])
-    per_axis = has_axis_api or any(v is not None for v in (static_friction, dynamic_friction, viscous_friction))
-    if per_axis:  # before writing anything
-        _per_axis(prim, instance, "PhysxJointAxisAPI")
-    if friction_coefficient is not None or (not per_axis and (armature is not None or max_velocity is not None)):
-        apply_schema(prim, "PhysxJointAPI")
-    if friction_coefficient is not None:
-        set_attr(prim, "PhysxJointAPI", "physxJoint:jointFriction", friction_coefficient)
-    if not per_axis:
-        if armature is not None:
-            set_attr(prim, "PhysxJointAPI", "physxJoint:armature", armature / u.inertia)
-        if max_velocity is not None:
-            set_attr(prim, "PhysxJointAPI", "physxJoint:maxJointVelocity", max_velocity / u.position)
-        return prim
-    ns = "physxJointAxis:{instance}:"
-    apply_schema(prim, "PhysxJointAxisAPI", instance)
     values = {
         "armature": None if armature is None else armature / u.inertia,
         "maxJointVelocity": None if max_velocity is None else max_velocity / u.position,
+        "staticFrictionEffort": None if static_friction is None else static_friction / u.effort,
+        "dynamicFrictionEffort": None if dynamic_friction is None else dynamic_friction / u.effort,
+        "viscousFrictionCoefficient": None if viscous_friction is None else viscous_friction * u.position / u.effort,
     }
-    for name in values:
-        if values[name] is None and not has_axis_api:  # keep PhysxJointAPI's value in effect
-            shared = prim.GetAttribute(f"physxJoint:{name}")
-            if shared and shared.HasAuthoredValue():
-                values[name] = shared.Get()
-    values.update(
-        {
-            "staticFrictionEffort": None if static_friction is None else static_friction / u.effort,
-            "dynamicFrictionEffort": None if dynamic_friction is None else dynamic_friction / u.effort,
-            "viscousFrictionCoefficient": None
-            if viscous_friction is None
-            else viscous_friction * u.position / u.effort,
-        }
-    )
+    apply_schema(prim, "PhysxJointAxisAPI", instance)
     for name, value in values.items():
         if value is not None:
-            set_attr(prim, "PhysxJointAxisAPI", ns + name, value, instance)
+            set_attr(prim, "PhysxJointAxisAPI", f"physxJointAxis:{{instance}}:{name}", value, instance)
     return prim

@@ -93,8 +93,7 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
     warnings: list[str] = []
     parsed = _parse(stage)
     scene_prims = [stage.GetPrimAtPath(p) for p, _ in _entries(parsed, "Scene")]
-    settings = read_settings(stage, scene_prims, warnings)
-    settings.semantics = semantics
+    settings = read_settings(stage, scene_prims, warnings, semantics)
     transforms = WorldTransforms(warnings)
 
     bodies = {}

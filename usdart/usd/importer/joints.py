@@ -144,7 +144,23 @@ def read_joint(
         _read_dof_properties(prim, schemas, dof, kind, settings, warnings)
     _check_spherical_state(joint)
     _warn_unused_drives(prim, schemas, joint, warnings)
+    _warn_joint_api_ignored(prim, schemas, settings, warnings)
     return joint
+
+
+def _warn_joint_api_ignored(prim, schemas, settings: SceneSettings, warnings) -> None:
+    """PhysX's current schemas (physx-usd-schemas 25.11, run by ovphysx 0.7) no longer have PhysxJointAPI:
+    PhysX ignores physxJoint:* (measured: an armature or maxJointVelocity authored there changes nothing),
+    so the "physx" semantics does too, and says so; "newton" still reads them (older Isaac Sim stages)."""
+    if settings.semantics != "physx" or "PhysxJointAPI" not in schemas:
+        return
+    names = sorted(a.GetName() for a in prim.GetAuthoredAttributes() if a.GetName().startswith("physxJoint:"))
+    if names:
+        warnings.append(
+            f"{prim.GetPath()}: {', '.join(names)} ignored, as PhysX ignores them (PhysxJointAPI is gone from "
+            "its schemas since 25.11): author PhysxJointAxisAPI:<axis> (physxJointAxis:<axis>:armature, "
+            ":maxJointVelocity) instead, or load with semantics='newton' to read them"
+        )
 
 
 def _check_spherical_state(joint: JointDesc) -> None:
@@ -231,9 +247,9 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
         dof.velocity = read_physx(prim, "state:{instance}:physics:velocity", inst) * unit
 
     axis_api = f"PhysxJointAxisAPI:{inst}" in schemas
-    joint_api = "PhysxJointAPI" in schemas
-
-    # PhysxJointAxisAPI:<axis>, when applied, replaces PhysxJointAPI for that axis (as omni.physx reads them)
+    # PhysxJointAxisAPI:<axis>, when applied, replaces PhysxJointAPI for that axis (as omni.physx reads them);
+    # PhysX itself no longer reads PhysxJointAPI (_warn_joint_api_ignored): only the "newton" semantics does
+    joint_api = "PhysxJointAPI" in schemas and settings.semantics != "physx"
     physx = None
     if axis_api:
         physx = "physxJointAxis:{instance}:"
@@ -264,8 +280,6 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
         )
     elif newton and (friction := authored(prim, "newton:friction")) is not None:
         dof.static_friction = dof.dynamic_friction = friction * effort
-    if joint_api:
-        dof.friction_coefficient = float(read_physx(prim, "physxJoint:jointFriction"))
     if newton and (damping := authored(prim, "newton:damping")) is not None:
         dof.passive_damping = damping * effort / unit
     if dof.dynamic_friction > dof.static_friction:

@@ -4,6 +4,13 @@ Time step precedence: an authored `physxScene:timeStepsPerSecond` wins over an a
 `newton:timeStepsPerSecond` (the PhysX attribute wins whenever both say the same thing); unauthored,
 the applied schema's fallback is used (PhysxSceneAPI: 60 Hz, NewtonSceneAPI: 1000 Hz, PhysxSceneAPI
 first); with neither schema, 60 Hz. `newton:gravityEnabled = false` turns gravity off.
+
+Solver: an authored `physxScene:solverType` (PGS or TGS); unauthored, TGS with the "physx" semantics
+(PhysX's schema fallback, which ovphysx uses also where PhysxSceneAPI is not applied) and PGS with the
+"newton" semantics (semi-implicit Euler with one correction per step, as MuJoCo and the analytic
+comparisons have it). `physxScene:enableExternalForcesEveryIteration` unauthored is true: PhysX's schema
+says false, but ovphysx 0.7 behaves as with true (measured: authoring false changes its TGS motion,
+authoring true does not).
 """
 
 from __future__ import annotations
@@ -50,7 +57,9 @@ def open_stage(source) -> Usd.Stage:
     return stage
 
 
-def read_settings(stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[str]) -> SceneSettings:
+def read_settings(
+    stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[str], semantics: str = "physx"
+) -> SceneSettings:
     mpu = float(UsdGeom.GetStageMetersPerUnit(stage))
     kpu = float(UsdPhysics.GetStageKilogramsPerUnit(stage))
     for name, value in (("metersPerUnit", mpu), ("kilogramsPerUnit", kpu)):
@@ -58,7 +67,8 @@ def read_settings(stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[
             low, high = UNIT_RANGE
             raise PhysicsImportError("/", f"stage metadata {name} = {value:g} must be a number in [{low:g}, {high:g}]")
     up = str(UsdGeom.GetStageUpAxis(stage))
-    settings = SceneSettings(meters_per_unit=mpu, kilograms_per_unit=kpu, up_axis=up)
+    settings = SceneSettings(meters_per_unit=mpu, kilograms_per_unit=kpu, up_axis=up, semantics=semantics)
+    settings.solver = schema_default("physxScene:solverType") if semantics == "physx" else "PGS"
     tcps = stage.GetTimeCodesPerSecond()
     settings.time_codes_per_second = float(tcps) if tcps and tcps > 0 else 60.0
     up_vector = np.array([0.0, 1.0, 0.0]) if up == "Y" else np.array([0.0, 0.0, 1.0])
@@ -72,6 +82,9 @@ def read_settings(stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[
     settings.scene_path = str(scene.GetPath())
     settings.gravity = _gravity(scene, up_vector, mpu)
     settings.time_step = 1.0 / _steps_per_second(scene)
+    settings.solver = str(authored(scene, "physxScene:solverType") or settings.solver)
+    every_iteration = authored(scene, "physxScene:enableExternalForcesEveryIteration")
+    settings.external_forces_every_iteration = True if every_iteration is None else bool(every_iteration)
     return settings
 
 

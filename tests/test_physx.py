@@ -1,9 +1,9 @@
-"""Step for step with real PhysX: usdart and ovphysx (CPU, PGS solver) on the same stages.
+"""Step for step with real PhysX: usdart and ovphysx (CPU) on the same stages, with PhysX's TGS and PGS solvers.
 
 Each scenario runs 2 s at 60 Hz and at 240 Hz in both simulators from the same USD file, with
-`physxScene:solverType = "PGS"` authored in it, and the joint positions after every step must agree to
-1e-4 rad (revolute, compared modulo 2 pi: PhysX wraps free revolute joints a little later than usdart)
-or 1e-4 m (prismatic). PhysX's side is tests/physx_runner.py; the whole module skips without ovphysx.
+`physxScene:solverType` authored in it, and the joint positions after every step must agree to 1e-4 rad
+(revolute, compared modulo 2 pi: PhysX wraps free revolute joints a little later than usdart) or 1e-4 m
+(prismatic). PhysX's side is tests/physx_runner.py; the whole module skips without ovphysx.
 
 The small stages are a pendulum (base fixed to the world, one link 1 m out on a Y hinge), with
 PhysxRigidBodyAPI on its links: linear and angular damping 0 and a huge maxAngularVelocity, so that PhysX's
@@ -28,7 +28,7 @@ try:  # by metadata, as ovphysx finds it: importing physx_usd_schemas would regi
 except metadata.PackageNotFoundError:
     pytest.skip("PhysX's USD schemas (physx-usd-schemas, [test] extra) are not installed", allow_module_level=True)
 
-from physx_runner import force_solver, run_physx  # noqa: E402
+from physx_runner import SOLVERS, force_solver, run_physx  # noqa: E402
 
 import usdart  # noqa: E402
 
@@ -135,11 +135,11 @@ def pendulum_stage(tmp_path: Path, scenario: str, solver: str = "PGS") -> Path:
     return path
 
 
-def sample_stage(tmp_path: Path, case: str) -> Path:
-    """A bundled sample with physxScene:solverType = "PGS" authored (a flattened copy); the case
+def sample_stage(tmp_path: Path, case: str, solver: str = "PGS") -> Path:
+    """A bundled sample with physxScene:solverType = solver authored (a flattened copy); the case
     "<name>.usda without self-collisions" also authors physxArticulation:enabledSelfCollisions = false."""
     name = case.split()[0]
-    path = force_solver(SAMPLES / name, "PGS", tmp_path / name)
+    path = force_solver(SAMPLES / name, solver, tmp_path / name)
     if case.endswith(NO_SELF_COLLISIONS):
         stage = Usd.Stage.Open(str(path))
         for prim in stage.Traverse():
@@ -164,8 +164,9 @@ def run_usdart(path: Path, dt: float, steps: int) -> dict:
     return {**names, "joint_position": q, "joint_velocity": qd, "link_pose": poses}
 
 
-def joint_error(path: Path, rate: int, solver: str = "PGS") -> tuple[float, dict, dict]:
-    """Max |q_physx - q_usdart| over 2 s at `rate` Hz, every DOF; revolute DOFs modulo 2 pi."""
+def joint_error(path: Path, rate: int, solver: str | None = None) -> tuple[float, dict, dict]:
+    """Max |q_physx - q_usdart| over 2 s at `rate` Hz, every DOF; revolute DOFs modulo 2 pi. solver: the
+    one PhysX runs (None: the stage's own, which usdart reads too)."""
     dt, steps = 1.0 / rate, round(DURATION * rate)
     ours, theirs = run_usdart(path, dt, steps), run_physx(path, dt, steps, solver=solver)
     assert [n.split(":")[0] for n in ours["dof_names"]] == theirs["dof_names"]
@@ -181,6 +182,7 @@ def joint_error(path: Path, rate: int, solver: str = "PGS") -> tuple[float, dict
 CASES = [
     *PENDULUMS,
     "two_link_arm.usda",  # at rest: its hinge axis passes through the link's centre of mass (checks the import)
+    "gear.usda",  # a hard mimic joint (gearing 5) whose start velocities violate it, spinning at 14 rad/s
     "arm_with_gripper.usda",
     "arm_with_gripper.usda" + NO_SELF_COLLISIONS,
 ]
@@ -189,21 +191,26 @@ _CONTACTS = (
     "(articulation self-collisions are on by default); without self-collisions they agree (case below): "
 )
 XFAIL = {
-    ("arm_with_gripper.usda", 60): _CONTACTS + "max joint error 0.0995 rad (4.8e-3 after one step), "
-    "PhysX joint speeds up to 1.03 rad/s (usdart 0.46)",
-    ("arm_with_gripper.usda", 240): _CONTACTS + "max joint error 0.43 rad (0.023 after one step), "
-    "PhysX joint speeds up to 13.7 rad/s (usdart 0.50)",
+    ("arm_with_gripper.usda", "PGS", 60): _CONTACTS + "max joint error 0.10 rad (5.4e-3 after one step), "
+    "PhysX joint speeds up to 1.05 rad/s (usdart 0.46)",
+    ("arm_with_gripper.usda", "PGS", 240): _CONTACTS + "max joint error 0.31 rad (0.011 after one step), "
+    "PhysX joint speeds up to 2.6 rad/s (usdart 0.50)",
+    ("arm_with_gripper.usda", "TGS", 60): _CONTACTS + "max joint error 0.38 rad (0.036 after one step), "
+    "PhysX joint speeds up to 2.6 rad/s (usdart 0.51)",
+    ("arm_with_gripper.usda", "TGS", 240): _CONTACTS + "max joint error 0.071 rad (9.8e-3 after one step), "
+    "PhysX joint speeds up to 2.6 rad/s (usdart 0.51)",
 }
 
 
 @pytest.mark.parametrize("rate", RATES)
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("case", CASES)
-def test_joint_positions_match_physx_pgs(tmp_path, case, rate, request):
-    if (case, rate) in XFAIL:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=XFAIL[case, rate]))
-    path = pendulum_stage(tmp_path, case) if case in PENDULUMS else sample_stage(tmp_path, case)
+def test_joint_positions_match_physx(tmp_path, case, solver, rate, request):
+    if (case, solver, rate) in XFAIL:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=XFAIL[case, solver, rate]))
+    path = pendulum_stage(tmp_path, case, solver) if case in PENDULUMS else sample_stage(tmp_path, case, solver)
     error, _, _ = joint_error(path, rate)
-    assert error <= TOL, f"{case} at {rate} Hz: max joint error {error:.3g} vs PhysX PGS"
+    assert error <= TOL, f"{case} at {rate} Hz: max joint error {error:.3g} vs PhysX {solver}"
 
 
 def test_conventions_sign_order_and_poses(tmp_path):
@@ -223,18 +230,6 @@ def rotation_angle(a, b):
     vector = wa * vb - wb * va - np.cross(va, vb)
     norms = np.linalg.norm(a[..., 3:], axis=-1) * np.linalg.norm(b[..., 3:], axis=-1)
     return 2 * np.arcsin(np.minimum(np.linalg.norm(vector, axis=-1) / norms, 1.0))
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="usdart has no TGS solver yet (PGS only): max joint error 0.117 rad at 60 Hz (0.028 at 240 Hz). "
-    "PhysX's TGS moves positions in every position iteration (substeps; PhysX's default count, 32, here), "
-    "usdart once per step: with solverPositionIterationCount = 1, TGS matches usdart to 6e-7 rad",
-)
-def test_tgs_pendulum_known_gap(tmp_path):
-    """PhysX's TGS solver on the plain pendulum, against usdart (PGS only): documents the gap until TGS lands."""
-    error, _, _ = joint_error(pendulum_stage(tmp_path, "pendulum", solver="TGS"), 60, solver="TGS")
-    assert error <= TOL, f"max joint error {error:.3g} vs PhysX TGS"
 
 
 @pytest.mark.parametrize(
