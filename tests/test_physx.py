@@ -248,10 +248,10 @@ def test_gravity_is_the_authored_direction_times_the_magnitude(tmp_path, directi
     assert (moved == 0.0) if direction == "(0, 0, 0)" else (moved > 0.1)
 
 
-def free_driven_body(tmp_path: Path) -> Path:
+def free_driven_body(tmp_path: Path, solver: str = "PGS") -> Path:
     """The PD-drive pendulum without its anchor, in zero gravity, with a stiffer drive: a two-link body
     that swings itself about; only internal forces act, so its centre of mass must not move."""
-    text = pendulum_stage(tmp_path, "pd_drive").read_text()
+    text = pendulum_stage(tmp_path, "pd_drive", solver).read_text()
     text = text.replace("rel physics:body1 = </World/arm/base>", "").replace("Magnitude = 9.81", "Magnitude = 0")
     path = tmp_path / "free_driven_body.usda"
     path.write_text(text.replace("stiffness = 0.5", "stiffness = 20"))
@@ -259,12 +259,17 @@ def free_driven_body(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("rate", RATES)
-def test_a_free_body_driven_by_its_joint_moves_as_in_physx(tmp_path, rate):
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_free_body_driven_by_its_joint_moves_as_in_physx(tmp_path, solver, rate):
     """Link poses as PhysX's to 1e-4 (measured 6e-7): usdart keeps the momentum that joint forces cannot
-    change. The plain reduced-coordinate step (`conserve_momentum = False`) drifts its COM by 1.5e-3 m."""
-    path = free_driven_body(tmp_path)
+    change. The plain reduced-coordinate step (`conserve_momentum = False`) drifts its COM by 1.5e-3 m.
+    The body comes to rest and falls asleep on the same step as in PhysX (PhysX's wake counters and sleep
+    filters; no PhysxArticulationAPI, so PhysX's SDK threshold 0.005 m^2/s^2, not the schema's 5e-5)."""
+    path = free_driven_body(tmp_path, solver)
     error, ours, theirs = joint_error(path, rate)
     assert error <= TOL
+    asleep = [np.flatnonzero(np.all(run["joint_velocity"] == 0.0, axis=1)) for run in (ours, theirs)]
+    assert len(asleep[1]) and asleep[0][0] == asleep[1][0]  # the first step with every velocity 0
     position_error = np.abs(theirs["link_pose"][..., :3] - ours["link_pose"][..., :3]).max()
     assert position_error <= TOL and rotation_angle(theirs["link_pose"], ours["link_pose"]).max() <= TOL
     scene = usdart.load(str(path))
@@ -275,18 +280,79 @@ def test_a_free_body_driven_by_its_joint_moves_as_in_physx(tmp_path, rate):
     assert np.abs(art.link_transforms()[:, :3].mean(axis=0) - start).max() > 1e-3
 
 
-@pytest.mark.parametrize("rate", RATES)
-def test_a_body_without_physx_rigid_body_api_moves_with_its_fallbacks(tmp_path, rate):
-    """PhysX runs a plain UsdPhysics body with PhysxRigidBodyAPI's fallbacks (angular damping 0.05, ...):
-    without them usdart was 6.9e-3 rad away over 2 s; with them (the default) it agrees."""
-    text = pendulum_stage(tmp_path, "pendulum").read_text().replace(', "PhysxRigidBodyAPI"', "")
+def plain_bodies(tmp_path: Path, solver: str) -> Path:
+    """The pendulum with plain UsdPhysics bodies (no PhysxRigidBodyAPI: PhysX's fallbacks apply)."""
+    text = pendulum_stage(tmp_path, "pendulum", solver).read_text().replace(', "PhysxRigidBodyAPI"', "")
     for line in ("linearDamping = 0", "angularDamping = 0", "maxAngularVelocity = 1e10"):
         text = text.replace(f"            float physxRigidBody:{line}\n", "")
     path = tmp_path / "plain_bodies.usda"
     path.write_text(text)
     assert "physxRigidBody" not in text
-    error, _, _ = joint_error(path, rate)
-    assert error <= TOL, f"max joint error {error:.3g} vs PhysX PGS"
+    return path
+
+
+@pytest.mark.parametrize("rate", RATES)
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_body_without_physx_rigid_body_api_moves_with_its_fallbacks(tmp_path, solver, rate):
+    """PhysX runs a plain UsdPhysics body with PhysxRigidBodyAPI's fallbacks (angular damping 0.05, ...):
+    without them usdart was 6.9e-3 rad away over 2 s; with them (the default) it agrees."""
+    error, _, _ = joint_error(plain_bodies(tmp_path, solver), rate)
+    assert error <= TOL, f"max joint error {error:.3g} vs PhysX {solver}"
+
+
+def with_scene_line(path: Path, line: str) -> Path:
+    """The stage at `path` with one more attribute line on its PhysicsScene (after the solver type)."""
+    text = path.read_text()
+    solver_line = next(x for x in text.splitlines() if "physxScene:solverType" in x)
+    path.write_text(text.replace(solver_line, f"{solver_line}\n        {line}"))
+    return path
+
+
+@pytest.mark.parametrize("every_iteration", [None, "true", "false"])
+@pytest.mark.parametrize("scenario", ["plain bodies", "joint_friction"])
+def test_tgs_external_forces_act_in_every_substep_unless_turned_off(tmp_path, scenario, every_iteration):
+    """ovphysx behaves as with physxScene:enableExternalForcesEveryIteration = true where it is not authored
+    (its schema says false; README "PhysX behaviour"): gravity acts in each TGS substep (a free fall moves by
+    (N + 1) / 2N g dt^2 a step), link damping at the step start, joint friction bounds each substep's own
+    impulse. Authored false: all of them at the step start, friction accumulated over the step."""
+    path = plain_bodies(tmp_path, "TGS") if scenario == "plain bodies" else pendulum_stage(tmp_path, scenario, "TGS")
+    if every_iteration is not None:
+        with_scene_line(path, f"bool physxScene:enableExternalForcesEveryIteration = {every_iteration}")
+    for rate in RATES:
+        error, ours, _ = joint_error(path, rate)
+        assert error <= TOL, f"{scenario}, every iteration {every_iteration}, {rate} Hz: max joint error {error:.3g}"
+    flipped = usdart.load(str(path))
+    assert flipped.external_forces_every_iteration is (every_iteration != "false")
+    flipped.time_step = 1.0 / RATES[-1]
+    flipped.external_forces_every_iteration = not flipped.external_forces_every_iteration  # it matters here:
+    flipped.step(round(DURATION * RATES[-1]))
+    cache = flipped.articulations[0].create_cache()
+    flipped.articulations[0].copy_internal_state_to_cache(cache)
+    assert abs(cache.joint_position[0] - ours["joint_position"][-1, 0]) > 1e-3
+
+
+@pytest.mark.parametrize("iterations", [1, 8])
+def test_tgs_free_fall_moves_by_the_substep_closed_form(tmp_path, iterations):
+    """A floating two-link body driving its hinge while it falls: its centre of mass follows TGS's free fall
+    c_n = c_0 - g dt^2 (n (n - 1) / 2 + n (N + 1) / 2N) for N position iterations (internal forces cannot
+    move it), and its link poses agree with PhysX's."""
+    path = free_driven_body(tmp_path, "TGS")
+    text = path.read_text().replace("Magnitude = 0", "Magnitude = 9.81")
+    text = text.replace(
+        '["PhysicsArticulationRootAPI"])\n    {',
+        '["PhysicsArticulationRootAPI", "PhysxArticulationAPI"])\n    {\n'
+        f"        int physxArticulation:solverPositionIterationCount = {iterations}",
+    )
+    assert "solverPositionIterationCount" in text
+    path.write_text(text)
+    rate = 60
+    error, ours, theirs = joint_error(path, rate)
+    assert error <= TOL
+    assert np.abs(theirs["link_pose"][..., :3] - ours["link_pose"][..., :3]).max() <= TOL
+    n, dt, g = np.arange(1, len(ours["link_pose"]) + 1), 1.0 / rate, 9.81
+    com_z = ours["link_pose"][:, :, 2].mean(axis=1)  # equal link masses, COMs at the link origins
+    share = (iterations + 1) / (2 * iterations)
+    assert com_z == pytest.approx(-g * dt * dt * (n * (n - 1) / 2 + n * share), rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -292,7 +292,7 @@ class Articulation(InverseDynamicsMixin):
         """Wake one world (or all): changing its state, targets or forces through the API does this."""
         worlds = slice(None) if world is None else world
         self._state.asleep[worlds] = False
-        self._state.wake_time[worlds] = L.WAKE_TIME
+        self._state.link_wake[worlds] = L.WAKE_TIME
 
     # ---- the articulation cache ---------------------------------------------------------------------
     def create_cache(self) -> ArticulationCache:

@@ -52,7 +52,7 @@ class Scene:
         self._free = dict(zip(free_paths, members[n_art:]))
         self.integrator = integrator
         self.solver = description.settings.solver
-        engine.control.tree_settings[:, L.TS_SUBSTEP_FORCES] = description.settings.external_forces_every_iteration
+        self.external_forces_every_iteration = description.settings.external_forces_every_iteration
         coupled = {j.path for j, _, _ in crossing}
         self._unsimulated = [
             p
@@ -110,6 +110,17 @@ class Scene:
         if name not in L.SOLVER_NAMES:
             raise UsdartError(f"unknown solver {name!r} (use 'TGS' or 'PGS')")
         self._engine.set_solver(name)
+
+    @property
+    def external_forces_every_iteration(self) -> bool:
+        """TGS: gravity, link forces and joint forces act in every substep (True: what ovphysx does where
+        physxScene:enableExternalForcesEveryIteration is not authored) or all at the step start (False);
+        joint friction and drive envelopes then bound each substep's impulse or the step's. PGS ignores it."""
+        return bool(self._engine.control.tree_settings[:, L.TS_SUBSTEP_FORCES].all())
+
+    @external_forces_every_iteration.setter
+    def external_forces_every_iteration(self, value: bool) -> None:
+        self._engine.control.tree_settings[:, L.TS_SUBSTEP_FORCES] = bool(value)
 
     def _write_initial_state(self, state, control) -> None:
         """Every tree's authored initial state (poses, joint states, velocities, drive targets) into every

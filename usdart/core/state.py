@@ -26,10 +26,11 @@ class State(NamedTuple):
     root_quat: np.ndarray  # (W, n_trees, 4) wxyz
     root_vel: np.ndarray  # (W, n_trees, 6) [v_com; omega], world axes (PhysX root velocity)
     root_acc: np.ndarray  # (W, n_trees, 6) of the last step (read only)
-    wake_time: np.ndarray  # (W, n_trees) seconds left before a tree at rest falls asleep
     asleep: np.ndarray  # (W, n_trees) bool: asleep trees are not stepped until something wakes them
     link_pos: np.ndarray  # (W, n_links, 3) link frame origins, world (follow q after every step)
     link_rot: np.ndarray  # (W, n_links, 3, 3)
+    link_wake: np.ndarray  # (W, n_links) each link's wake counter (s; usdart.core.kernels.sleep)
+    sleep_filter: np.ndarray  # (W, n_links, 6) each link's sleep filter: summed [v_com; omega in its axes]
 
 
 class Control(NamedTuple):
@@ -121,10 +122,11 @@ def zeros_state(model: Model, worlds: int) -> State:
         root_quat,
         np.zeros((worlds, nt, 6)),
         np.zeros((worlds, nt, 6)),
-        np.full((worlds, nt), L.WAKE_TIME),
         np.zeros((worlds, nt), bool),
         np.zeros((worlds, n, 3)),
         rot,
+        np.full((worlds, n), L.WAKE_TIME),
+        np.zeros((worlds, n, 6)),
     )
 
 
@@ -228,10 +230,10 @@ class TreeState(NamedTuple):
     root_quat: np.ndarray  # (W, 4)
     root_vel: np.ndarray  # (W, 6)
     root_acc: np.ndarray  # (W, 6)
-    wake_time: np.ndarray  # (W,)
     asleep: np.ndarray  # (W,)
     link_pos: np.ndarray  # (W, n_links of the tree, 3)
     link_rot: np.ndarray  # (W, n_links of the tree, 3, 3)
+    link_wake: np.ndarray  # (W, n_links of the tree)
 
 
 def tree_view(model: Model, state: State, t: int) -> TreeState:
@@ -245,10 +247,10 @@ def tree_view(model: Model, state: State, t: int) -> TreeState:
         state.root_quat[:, t],
         state.root_vel[:, t],
         state.root_acc[:, t],
-        state.wake_time[:, t],
         state.asleep[:, t],
         state.link_pos[:, l0:l1],
         state.link_rot[:, l0:l1],
+        state.link_wake[:, l0:l1],
     )
 
 

@@ -42,13 +42,12 @@ from ..layout import (
     TS_SLEEP_THRESHOLD,
     TS_SOLVER,
     TS_SUBSTEP_FORCES,
-    WAKE_TIME,
 )
 from .aba import aba
 from .integrate import integrate_positions
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .momentum import aim_momentum, keep_momentum
-from .sleep import below_threshold, pushed
+from .sleep import falls_asleep, motion_velocities, pushed, wake_links
 from .smooth import external_velocity_change, unconstrained_velocity
 from .solver import fill_rows, solve_island, sweep, tgs_bias, velocity_iterations
 
@@ -114,65 +113,32 @@ def remember_posed(q, joint_quat, root_pos, root_quat, posed):
 
 
 @njit(cache=True, _nrt=False)
-def wakes(tree, t, link_wrench, asleep, wake_time):
-    """False when tree t sleeps and nothing wakes it; an applied link force wakes it."""
+def wakes(tree, t, link_wrench, asleep, link_wake):
+    """False when tree t sleeps and nothing wakes it. An applied link force wakes it, and keeps a tree
+    that is about to sleep (every wake counter at 0, usdart.core.kernels.sleep) awake."""
+    l0, l1 = tree[t, T_LINK0], tree[t, T_LINK1]
     if not asleep[t]:
+        if link_wake[l0] == 0.0 and pushed(l0, l1, link_wrench):
+            wake_links(l0, l1, link_wake)
         return True
-    if not pushed(tree[t, T_LINK0], tree[t, T_LINK1], link_wrench):
+    if not pushed(l0, l1, link_wrench):
         return False
     asleep[t] = False
-    wake_time[t] = WAKE_TIME
+    wake_links(l0, l1, link_wake)
     return True
 
 
 @njit(cache=True, _nrt=False)
-def end_velocities(
-    link,
-    link_rot,
-    link_vec,
-    link_par,
-    dof,
-    tree,
-    t,
-    dt,
-    may_sleep,
-    threshold,
-    gvel,
-    gvel_start,
-    motion,
-    vel,
-    scratch,
-    qd,
-    qdd,
-    root_vel,
-    root_acc,
-    wake_time,
-    rot,
-    pos,
-):
-    """Final velocities and accelerations of tree t, and the sleep test (poses and motion columns of the
-    step start); True when the tree falls asleep at the end of this step."""
-    l0, l1, d0, d1, v0 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
-    floating = tree[t, T_ROOT] == 6
-    for a in range(6 if floating else 0):
+def end_velocities(dof, tree, t, dt, gvel, gvel_start, qd, qdd, root_vel, root_acc):
+    """Final velocities and accelerations of tree t."""
+    d0, d1, v0 = tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
+    for a in range(6 if tree[t, T_ROOT] == 6 else 0):
         root_acc[t, a] = (gvel[v0 + a] - gvel_start[v0 + a]) / dt
         root_vel[t, a] = gvel[v0 + a]
     for k in range(d0, d1):
         g = dof[k, D_V]
         qdd[k] = (gvel[g] - gvel_start[g]) / dt
         qd[k] = gvel[g]
-    if not (may_sleep and threshold > 0.0):
-        return False
-    c = scratch[4]
-    if floating:
-        root_com(link_vec, rot, pos, l0, c)
-    if below_threshold(
-        link, link_rot, link_vec, link_par, l0, l1, floating, threshold, c, rot, pos, motion, root_vel[t], qd, vel
-    ):
-        wake_time[t] -= dt
-        return wake_time[t] <= 0.0
-    wake_time[t] = WAKE_TIME
-    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -180,9 +146,13 @@ def end_poses(
     link,
     link_rot,
     link_vec,
+    link_par,
     tree,
     t,
-    falls_asleep,
+    dt,
+    may_sleep,
+    threshold,
+    moving,
     q,
     qd,
     qdd,
@@ -192,25 +162,33 @@ def end_poses(
     root_vel,
     root_acc,
     asleep,
+    link_wake,
+    sleep_filter,
     link_wrench,
     rot,
     pos,
 ):
-    """After the positions moved: clear the step's link forces, update the link poses, and put the tree
-    to sleep (zero velocities) when it falls asleep."""
+    """After the positions moved: clear the step's link forces, update the link poses, and run the sleep
+    check (usdart.core.kernels.sleep; `moving`: the links' motion velocities of the step). A tree whose
+    check found it asleep last step (every wake counter at 0) made this step as usual and now sleeps, with
+    zero velocities: PhysX deactivates its island during the step after the one whose check decided it."""
     l0, l1, d0, d1 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1]
     for i in range(l0, l1):  # link forces and torques act for one step (PhysX clears them)
         for a in range(6):
             link_wrench[i, a] = 0.0
     tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos[t], root_quat[t], rot, pos)
-    if falls_asleep:
-        asleep[t] = True
-        for k in range(d0, d1):
-            qd[k] = 0.0
-            qdd[k] = 0.0
-        for a in range(6):
-            root_vel[t, a] = 0.0
-            root_acc[t, a] = 0.0
+    if not (may_sleep and threshold > 0.0):
+        return
+    if link_wake[l0] != 0.0:
+        falls_asleep(link_rot, link_par, l0, l1, dt, threshold, rot, moving, link_wake, sleep_filter)
+        return
+    asleep[t] = True
+    for k in range(d0, d1):
+        qd[k] = 0.0
+        qdd[k] = 0.0
+    for a in range(6):
+        root_vel[t, a] = 0.0
+        root_acc[t, a] = 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -536,32 +514,35 @@ def tgs(m, st, ctl, ws, w, isl, dt):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def finish_velocities(m, st, ctl, ws, w, t, dt, may_sleep):
-    """Final velocities and accelerations of tree t; True when it falls asleep at the end of the step."""
+def finish_velocities(m, st, ws, w, t, dt, may_sleep):
+    """Final velocities and accelerations of tree t; when it may sleep, its links' motion velocities of the
+    step into ws.acc (from ws.gvel_pos, at the step-start poses: before the positions move)."""
     lk, dofs, tr = m.links, m.dofs, m.trees.tree
-    return end_velocities(
+    end_velocities(
+        dofs.dof, tr, t, dt, ws.gvel[w], ws.gvel_start[w], st.qd[w], st.qdd[w], st.root_vel[w], st.root_acc[w]
+    )
+    if not may_sleep:
+        return
+    l0, d0, v0 = tr[t, T_LINK0], tr[t, T_DOF0], tr[t, T_V0]
+    floating = tr[t, T_ROOT] == 6
+    c = ws.vec[w, 4]
+    if floating:
+        root_com(lk.link_vec, st.link_rot[w], st.link_pos[w], l0, c)
+    moved = ws.gvel_pos[w]
+    motion_velocities(
         lk.link,
-        lk.link_rot,
         lk.link_vec,
-        lk.link_par,
-        dofs.dof,
-        tr,
-        t,
-        dt,
-        may_sleep,
-        ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
-        ws.gvel[w],
-        ws.gvel_start[w],
-        ws.motion[w],
-        ws.vel[w],
-        ws.vec[w],
-        st.qd[w],
-        st.qdd[w],
-        st.root_vel[w],
-        st.root_acc[w],
-        st.wake_time[w],
+        l0,
+        tr[t, T_LINK1],
+        floating,
+        c,
+        moved[v0 : v0 + 6],
+        moved[v0 + (6 if floating else 0) - d0 :],  # indexed by DOF, as qd (model: D_V = v0 + 6 + k - d0)
         st.link_rot[w],
         st.link_pos[w],
+        ws.motion[w],
+        ws.vel[w],
+        ws.acc[w],
     )
 
 
@@ -588,16 +569,20 @@ def euler_positions(m, st, ws, w, t, dt):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def finish_poses(m, st, ctl, w, t, falls):
-    """Clear tree t's link forces, update its link poses, put it to sleep when it falls asleep."""
+def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
+    """Clear tree t's link forces, update its link poses, run its sleep check (after finish_velocities)."""
     lk, tr = m.links, m.trees.tree
     end_poses(
         lk.link,
         lk.link_rot,
         lk.link_vec,
+        lk.link_par,
         tr,
         t,
-        falls,
+        dt,
+        may_sleep,
+        ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
+        ws.acc[w],
         st.q[w],
         st.qd[w],
         st.qdd[w],
@@ -607,6 +592,8 @@ def finish_poses(m, st, ctl, w, t, falls):
         st.root_vel[w],
         st.root_acc[w],
         st.asleep[w],
+        st.link_wake[w],
+        st.sleep_filter[w],
         ctl.link_wrench[w],
         st.link_rot[w],
         st.link_pos[w],
@@ -626,7 +613,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
             continue
         e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
         alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
-        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.wake_time[w]):
+        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.link_wake[w]):
             continue
         solver = ctl.tree_settings[members[e0], TS_SOLVER]
         use_tgs = solver == SOLVER_TGS
@@ -641,10 +628,10 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
         else:
             pgs(m, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
-            falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
+            finish_velocities(m, st, ws, w, members[e], dt, alone)
             if not use_tgs:
                 euler_positions(m, st, ws, w, members[e], dt)
-            finish_poses(m, st, ctl, w, members[e], falls)
+            finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
             keep(m, ctl, st, ws, w, members[e], dt)
             if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
                 ws.diverged[w, DV_TREE] = members[e]
@@ -886,7 +873,7 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             continue
         e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
         alone = e1 - e0 == 1
-        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.wake_time[w]):
+        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.link_wake[w]):
             continue
         for e in range(e0, e1):
             begin_tree(m, st, ctl, ws, w, members[e], dt)
@@ -895,9 +882,9 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
         fill_island(m, st, ctl, ws, w, isl, dt, dt, float(SOLVER_PGS))
         pgs(m, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
-            falls = finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
+            finish_velocities(m, st, ws, w, members[e], dt, alone)
             rk4_positions(m, st, ws, w, members[e], dt)
-            finish_poses(m, st, ctl, w, members[e], falls)
+            finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
             keep(m, ctl, st, ws, w, members[e], dt)
             if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
                 ws.diverged[w, DV_TREE] = members[e]

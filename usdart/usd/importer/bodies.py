@@ -29,7 +29,7 @@ from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
 from ...errors import PhysicsImportError
 from .shape_mass import MassProperties, collider_mass_properties, combine
 from .transforms import WorldTransforms
-from .usd_values import PHYSICAL_SCALE, applied_schemas, authored, read, read_physx
+from .usd_values import PHYSICAL_SCALE, SDK_SLEEP_THRESHOLD, applied_schemas, authored, read, read_physx
 
 DEFAULT_DENSITY = 1000.0  # kg/m^3
 PHYSX_FALLBACK_MASS = 1.0  # stage mass units: what PhysX gives a body that resolves to no mass
@@ -65,6 +65,8 @@ def read_body(
         body.max_angular_velocity = np.radians(float(read_physx(prim, "physxRigidBody:maxAngularVelocity")))
         body.disable_gravity = bool(read_physx(prim, "physxRigidBody:disableGravity"))
         body.sleep_threshold = float(read_physx(prim, "physxRigidBody:sleepThreshold")) * mpu * mpu
+        if "PhysxRigidBodyAPI" not in applied_schemas(prim):  # the SDK default, as for articulations
+            body.sleep_threshold = SDK_SLEEP_THRESHOLD
     return body
 
 

@@ -29,7 +29,7 @@ from ...core.description import (
     TendonAxisDesc,
 )
 from ...errors import PhysicsImportError
-from .usd_values import api_instances, applied_schemas, first_target, read, read_physx
+from .usd_values import SDK_SLEEP_THRESHOLD, api_instances, applied_schemas, first_target, read, read_physx
 
 DEG = math.pi / 180.0
 
@@ -255,10 +255,13 @@ def _first_entry(prim: Usd.Prim, name: str) -> float:
 
 
 def articulation_settings(prim: Usd.Prim, art: ArticulationDesc, settings: SceneSettings) -> None:
-    """PhysxArticulationAPI on the root-API prim (schema fallbacks where unauthored)."""
+    """PhysxArticulationAPI on the root-API prim (schema fallbacks where unauthored; without the API, the
+    "physx" semantics sleeps at PhysX's SDK default threshold, as ovphysx does)."""
     mpu2 = settings.meters_per_unit**2
     art.solver_position_iterations = int(read_physx(prim, "physxArticulation:solverPositionIterationCount"))
     art.solver_velocity_iterations = int(read_physx(prim, "physxArticulation:solverVelocityIterationCount"))
     art.sleep_threshold = float(read_physx(prim, "physxArticulation:sleepThreshold")) * mpu2
+    if settings.semantics == "physx" and "PhysxArticulationAPI" not in applied_schemas(prim):
+        art.sleep_threshold = SDK_SLEEP_THRESHOLD
     art.stabilization_threshold = float(read_physx(prim, "physxArticulation:stabilizationThreshold")) * mpu2
     art.self_collisions = bool(read_physx(prim, "physxArticulation:enabledSelfCollisions"))

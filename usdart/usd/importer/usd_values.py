@@ -39,6 +39,13 @@ def physx_schema_defaults() -> dict[str, object]:
     return defaults
 
 
+# PhysX SDK default sleep threshold, 5e-5 (PxTolerancesScale speed)^2 with the speed scale 10 m/s: what ovphysx
+# uses for an articulation or rigid body without PhysxArticulationAPI / PhysxRigidBodyAPI (measured: an
+# articulation without the API sleeps as with physxArticulation:sleepThreshold = 0.005 m^2/s^2 authored,
+# not the schema's fallback 5e-5 that applies once the API is applied)
+SDK_SLEEP_THRESHOLD = 5e-3  # m^2/s^2
+
+
 def schema_default(name: str):
     """Schema fallback of a PhysX attribute; multiple-apply names keep their '{instance}' placeholder."""
     value = physx_schema_defaults().get(name)
