@@ -16,6 +16,10 @@ compiled loop (usdart scene.step(n), MuJoCo mj_step(nstep=n)) and per Python cal
 random states on every core: usdart's time per env-step next to MuJoCo's threaded rollout
 (mujoco.rollout, one MjData per thread); the env-steps-per-second ratio is the inverse.
 
+Against PhysX (ovphysx, CPU; the Panda as PhysX reads it, self-collisions off, dt 1/240 s, 32 position
+iterations): usdart's compiled loop and one Python call per step next to one ovphysx `step_sync` per step,
+with PhysX's TGS (its default) and PGS solvers.
+
 Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per Python call (usdart's kernel entry on the
 articulation cache's scratch scene; Pinocchio's call), inside a compiled loop, and for a batch of N
 states (usdart: prange over the worlds; Pinocchio: a Python loop over its calls).
@@ -169,6 +173,47 @@ def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]
     rollout.rollout(model, threads, states, nstep=2)
     t_mj = best_of(lambda: rollout.rollout(model, threads, states, nstep=chunk), 3) / (chunk * worlds)
     rows.append((f"{worlds} Pandas, per env-step ({len(threads)} threads)", t_ours, t_mj))
+    return rows
+
+
+def bench_physx(steps: int = 480) -> list[tuple[str, float, float]]:
+    """(label, usdart seconds per step, ovphysx seconds per step) for the Panda with TGS and with PGS; empty
+    when ovphysx is not installed."""
+    try:
+        from physx_runner import force_solver, physx_seconds_per_step
+    except ImportError:
+        return []
+    from pxr import Sdf, Usd, UsdPhysics
+
+    rows, dt = [], 1.0 / 240
+    with tempfile.TemporaryDirectory() as tmp:
+        for solver in ("TGS", "PGS"):
+            path = force_solver(PANDA, solver, Path(tmp) / f"panda_{solver}.usda")
+            stage = Usd.Stage.Open(str(path))
+            for prim in stage.Traverse():
+                if prim.HasAPI(UsdPhysics.ArticulationRootAPI):  # no contacts: usdart has none yet
+                    prim.AddAppliedSchema("PhysxArticulationAPI")
+                    prim.CreateAttribute("physxArticulation:enabledSelfCollisions", Sdf.ValueTypeNames.Bool).Set(False)
+            stage.Save()
+            theirs = physx_seconds_per_step(path, dt, steps)
+            scene = usdart.load(str(path))
+            scene.time_step = dt
+            scene.step(2)  # compiled
+
+            def loop(call_each: bool):
+                scene.reset()
+                began = time.perf_counter()
+                if call_each:
+                    for _ in range(steps):
+                        scene.step()
+                else:
+                    scene.step(steps)
+                return time.perf_counter() - began
+
+            compiled = min(loop(False) for _ in range(3)) / steps
+            per_call = min(loop(True) for _ in range(3)) / steps
+            rows.append((f"Panda {solver}, compiled loop vs ovphysx step", compiled, theirs))
+            rows.append((f"Panda {solver}, one Python call each vs ovphysx step", per_call, theirs))
     return rows
 
 
@@ -358,6 +403,9 @@ def main() -> None:
         print(f"{name:52s} {seconds:10.1f}")
     print(f"{'Panda step, dt 1 ms, limits on':52s} {'usdart us':>10s} {'mujoco us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_step(args.worlds):
+        print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+    print(f"{'Panda vs PhysX, dt 1/240 s, 32 iterations':52s} {'usdart us':>10s} {'physx us':>10s} {'ratio':>7s}")
+    for name, ours, theirs in bench_physx():
         print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
     print(f"{'Panda dynamics':52s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):

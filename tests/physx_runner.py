@@ -129,6 +129,37 @@ def _dof_signs(joints, links):
     return np.array(signs)
 
 
+def physx_seconds_per_step(stage_path, dt: float, steps: int, solver: str | None = None, repeat: int = 3) -> float:
+    """Best of `repeat` timings of `steps` ovphysx steps (one `step_sync` call each) of the stage, per step."""
+    _setup()
+    import time
+
+    import ovstage
+    from ovphysx import PhysX
+
+    with tempfile.TemporaryDirectory(prefix="physx_runner_") as tmp:
+        if solver is not None:
+            stage_path = force_solver(stage_path, solver, Path(tmp) / "stage.usda")
+        physx, stage = PhysX(), ovstage.Stage("physx_timing")
+        try:
+            ovstage.population.open_usd(stage, str(stage_path), ordinal=1, domains=ovstage.PopulationDomain.ALL)
+            stage.advance_write_floor(ordinal=1).wait()
+            physx.wait_task(physx.attach_ovstage(stage, read_ordinal=1))
+            physx.step_sync(dt)
+            best = float("inf")
+            for _ in range(repeat):
+                start = time.perf_counter()
+                for _ in range(steps):
+                    physx.step_sync(dt)
+                best = min(best, time.perf_counter() - start)
+        finally:
+            if physx.is_stage_attached(stage):
+                physx.wait_task(physx.detach_ovstage())
+            stage.destroy()
+            physx.destroy()
+    return best / steps
+
+
 def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", articulation: str | None = None) -> dict:
     """Step `stage_path` in ovphysx (CPU) `steps` times by `dt`; one articulation's state after every step.
 

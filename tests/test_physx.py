@@ -411,13 +411,35 @@ def test_physx_ignores_newton_joint_attributes(tmp_path, attribute):
     assert abs(cache.joint_position[0] - ours["joint_position"][-1, 0]) > 0.1  # the attribute does act there
 
 
-def test_corpus_panda_first_steps_match_physx_and_its_newton_mimic_is_ignored(tmp_path):
+@pytest.mark.parametrize("attribute", ["physxJoint:armature = 0.5", "physxJoint:maxJointVelocity = 10"])
+def test_physx_ignores_physx_joint_api(tmp_path, attribute):
+    """PhysX's schemas (physx-usd-schemas 25.11, as ovphysx 0.7 runs them) have no PhysxJointAPI: its
+    attributes change nothing there, and usdart's "physx" reading ignores them with a warning naming the
+    prim (the per-axis PhysxJointAxisAPI:<axis> is read); the "newton" reading still applies them."""
+    path = pendulum_stage(tmp_path, "pendulum", "TGS")
+    text = path.read_text().replace(
+        'def PhysicsRevoluteJoint "hinge" ', 'def PhysicsRevoluteJoint "hinge" (prepend apiSchemas = ["PhysxJointAPI"])'
+    )
+    path.write_text(text.replace('physics:axis = "Y"\n', f'physics:axis = "Y"\n            float {attribute}\n'))
+    error, ours, _ = joint_error(path, 60)
+    assert error <= TOL, f"{attribute}: max joint error {error:.3g} vs PhysX"
+    assert any(w.startswith("/World/arm/hinge: physxJoint:") for w in usdart.load(str(path)).warnings)
+    newton = usdart.load(str(path), semantics="newton")
+    newton.solver, newton.time_step = "TGS", 1 / 60
+    newton.step(round(DURATION * 60))
+    cache = newton.articulations[0].create_cache()
+    newton.articulations[0].copy_internal_state_to_cache(cache)
+    assert abs(cache.joint_position[0] - ours["joint_position"][-1, 0]) > 0.1
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_corpus_panda_first_steps_match_physx_and_its_newton_mimic_is_ignored(tmp_path, solver):
     """The converted Panda (self-collisions off: PhysxArticulationAPI applied on its root, which the converter
     leaves out) falling from rest at 240 Hz: the first 0.25 s agree with PhysX to 1e-4 rad (measured 1.1e-5;
     later the joint limits it reaches make the runs part, see the README). PhysX ignores the NewtonMimicAPI
     that couples its fingers: usdart's "physx" reading does too (with it, finger 1 was held at its limit
     while PhysX's slid at 0.24 rad/s^2)."""
-    path = force_solver(Path(__file__).parent / "data" / "panda" / "panda.usda", "PGS", tmp_path / "panda.usda")
+    path = force_solver(Path(__file__).parent / "data" / "panda" / "panda.usda", solver, tmp_path / "panda.usda")
     stage = Usd.Stage.Open(str(path))
     for prim in stage.Traverse():
         if prim.HasAPI(UsdPhysics.ArticulationRootAPI):
@@ -425,7 +447,7 @@ def test_corpus_panda_first_steps_match_physx_and_its_newton_mimic_is_ignored(tm
             prim.CreateAttribute("physxArticulation:enabledSelfCollisions", Sdf.ValueTypeNames.Bool).Set(False)
     stage.Save()
     rate, steps = 240, 60
-    ours, theirs = run_usdart(path, 1.0 / rate, steps), run_physx(path, 1.0 / rate, steps)
+    ours, theirs = run_usdart(path, 1.0 / rate, steps), run_physx(path, 1.0 / rate, steps, solver=None)
     assert np.abs(ours["joint_position"] - theirs["joint_position"]).max() <= TOL
     assert usdart.load(str(path)).articulations[0].mimic_joints == []
     assert len(usdart.load(str(path), semantics="newton").articulations[0].mimic_joints) == 1
