@@ -15,8 +15,8 @@ conventions (checked against usdart in tests/test_physx.py):
   tests check them against `art.dof_names` and `art.links`).
 - Poses: PhysX gives [x, y, z, qx, qy, qz, qw] of each link's actor frame (the body prim's frame); they are
   returned as usdart's `link_transforms()` rows [x, y, z, qw, qx, qy, qz].
-- Revolute joints without limits: PhysX lets such a position leave (-pi, pi] a little before wrapping it
-  (3.141902 read after a step where usdart wraps to -3.141283), so compare angles modulo 2 pi.
+- Revolute joints without limits: PhysX keeps their angles in [-2 pi, 2 pi] by jumps of 4 pi, as usdart does;
+  the tests still compare angles modulo 2 pi where a float32 angle could land on the other side of a jump.
 - Time: ovphysx steps by the `dt` passed to `step`, whatever `physxScene:timeStepsPerSecond` says.
   No warm-up: creating a tensor binding before the first step makes ovphysx "auto-warm-up", a step of
   about 1e-9 s before t = 0 (measured: the pendulum then starts at 8.9e-9 rad/s), as `warmup()` does. The

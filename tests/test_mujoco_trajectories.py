@@ -7,7 +7,8 @@
 
 The stages are edited in memory only, in the session layer: joint limits, velocity limits and the Panda's
 finger mimic joint are blocked or disabled (the references disable limits and equalities); `ideal` also
-blocks the ant's passive damping. Unlimited revolute joints wrap to (-pi, pi], so angles compare wrapped.
+blocks the ant's passive damping. Unlimited revolute joints wrap (by 4 pi beyond +-2 pi, as PhysX's),
+MuJoCo's do not, so angles compare modulo 2 pi.
 """
 
 from __future__ import annotations

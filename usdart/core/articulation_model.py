@@ -75,7 +75,7 @@ class ArticulationModel(NamedTuple):
     # ---- what the stepping solver needs ----
     dof_lower: np.ndarray  # (n_dofs,) -inf when unlimited
     dof_upper: np.ndarray
-    dof_wraps: np.ndarray  # (n_dofs,) bool: unlimited revolute DOFs wrap to (-pi, pi]
+    dof_wraps: np.ndarray  # (n_dofs,) bool: unlimited revolute DOFs wrap into [-2 pi, 2 pi] (PhysX's rule)
     max_joint_velocity: np.ndarray  # (n_dofs,)
     passive_damping: np.ndarray  # (n_dofs,) effort per unit velocity, implicit
     drive_mode: np.ndarray  # (n_dofs,) int64: DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION

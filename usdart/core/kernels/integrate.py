@@ -21,6 +21,8 @@ from ..layout import (
     L_JOINT,
 )
 
+TWO_PI, FOUR_PI = 2.0 * math.pi, 4.0 * math.pi
+
 
 @njit(cache=True, _nrt=False)
 def quat_exp(rx, ry, rz):
@@ -59,8 +61,11 @@ def integrate_positions(
     link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, vel, q, joint_quat, root_pos, root_quat
 ):
     """Move a tree by dt with generalized velocity vel[v0:v1] (root [v_com; omega], then DOFs). Reads only
-    the state it moves (no link poses), so TGS can call it once per substep. Unlimited revolute DOFs wrap
-    to (-pi, pi]; prismatic positions are clamped to their limits (as PhysX does, also per TGS substep)."""
+    the state it moves (no link poses), so TGS can call it once per substep. As PhysX: an unlimited revolute
+    DOF beyond +-2 pi jumps by 4 pi (the same pose; drives and limits see that value, so a drive to 150 deg
+    that overshoots past 180 deg comes back), prismatic positions are clamped to their limits. (PhysX jumps
+    once and then clamps to +-4 pi, which pins a joint that turns more than a revolution in one step;
+    usdart jumps as often as it takes.)"""
     if floating:  # the COM moves with v_com, the frame turns about it
         c = link_vec[l0, COM]
         r0, r1, r2 = rotate_by_quat(root_quat[0], root_quat[1], root_quat[2], root_quat[3], c)
@@ -95,6 +100,6 @@ def integrate_positions(
             x = q[k] + vel[dof[k, D_V]] * dt
             if jt == JOINT_PRISMATIC:
                 x = min(max(x, dof_par[k, DP_LOWER]), dof_par[k, DP_UPPER])
-            elif dof[k, D_WRAPS] != 0 and abs(x) > math.pi:
-                x -= 2.0 * math.pi * math.floor((x + math.pi) / (2.0 * math.pi))
+            elif dof[k, D_WRAPS] != 0 and abs(x) > TWO_PI:  # as PhysX: by 4 pi into [-2 pi, 2 pi]
+                x -= FOUR_PI * math.floor(x / FOUR_PI + 0.5)
             q[k] = x
