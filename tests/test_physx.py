@@ -115,6 +115,15 @@ PENDULUMS = {
             float drive:angular:physics:targetPosition = 150
             float state:angular:physics:velocity = 600""",
     ),
+    "acceleration_drive": (
+        ["PhysicsDriveAPI:angular"],
+        FORWARD
+        + """
+            uniform token drive:angular:physics:type = "acceleration"
+            float drive:angular:physics:stiffness = 0.2
+            float drive:angular:physics:damping = 0.01
+            float drive:angular:physics:targetPosition = 30""",
+    ),
     "limit_hit": (
         [],
         FORWARD
@@ -321,6 +330,42 @@ def test_a_body_without_physx_rigid_body_api_moves_with_its_fallbacks(tmp_path, 
     without them usdart was 6.9e-3 rad away over 2 s; with them (the default) it agrees."""
     error, _, _ = joint_error(plain_bodies(tmp_path, solver), rate)
     assert error <= TOL, f"max joint error {error:.3g} vs PhysX {solver}"
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize(
+    "meters_per_unit, cfm_scale", [(1.0, None), (0.01, None), (1.0, 0.0), (1.0, 0.1)], ids=["m", "cm", "no cfm", "0.1"]
+)
+def test_link_cfm_weakens_acceleration_drives_as_in_physx(tmp_path, solver, meters_per_unit, cfm_scale):
+    """PhysX sizes acceleration-drive, limit, friction and velocity-limit impulses by 1 / (r + cfm), cfm the
+    larger of the DOF's two links' cfmScale / lengthScale times their COM's linear response: for the
+    pendulum 0.025 / 1.1 on a metre stage, 100 times that on a centimetre one (PhysX's length scale),
+    none with physxRigidBody:cfmScale = 0. An acceleration drive's gains are thus scaled by
+    I / (1 + 0.025 d^2), d the COM's distance from the axis in metres."""
+    path = pendulum_stage(tmp_path, "acceleration_drive", solver)
+    text = path.read_text().replace("metersPerUnit = 1\n", f"metersPerUnit = {meters_per_unit}\n")
+    if meters_per_unit != 1.0:  # the same pendulum in stage units: lengths / mpu, inertia / mpu^2
+        scale = 1.0 / meters_per_unit
+        text = text.replace("(1, 0, 0)", f"({scale}, 0, 0)").replace("(-1, 0, 0)", f"({-scale}, 0, 0)")
+        text = text.replace("(0.1, 0.1, 0.1)", f"({0.1 * scale**2}, {0.1 * scale**2}, {0.1 * scale**2})")
+        text = text.replace("gravityMagnitude = 9.81", f"gravityMagnitude = {9.81 * scale}")
+    if cfm_scale is not None:
+        text = text.replace(
+            "maxAngularVelocity = 1e10",
+            f"maxAngularVelocity = 1e10\n            float physxRigidBody:cfmScale = {cfm_scale}",
+        )
+    path.write_text(text)
+    error, ours, _ = joint_error(path, 60)
+    assert error <= TOL, f"max joint error {error:.3g} vs PhysX {solver}"
+    if cfm_scale is None:  # it matters: without the cfm the run is elsewhere
+        stiff = tmp_path / "no_cfm.usda"
+        stiff.write_text(
+            text.replace(
+                "maxAngularVelocity = 1e10", "maxAngularVelocity = 1e10\n            float physxRigidBody:cfmScale = 0"
+            )
+        )
+        other = run_usdart(stiff, 1 / 60, len(ours["joint_position"]))
+        assert np.abs(other["joint_position"] - ours["joint_position"]).max() > 1e-3
 
 
 def with_scene_line(path: Path, line: str) -> Path:

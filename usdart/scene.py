@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .articulation import Articulation, divergence_error
@@ -293,12 +295,14 @@ def load(source, worlds: int = 1, integrator: str = "euler", strict: bool = Fals
 
 
 def _single_body(body) -> ArticulationDesc:
+    """A free body as a one-link floating tree; no constraint-force mixing (PhysX has it for articulation
+    links only)."""
     return ArticulationDesc(
         api_prim=body.path,
         root_link=body.path,
         fixed_base=False,
         links=[body.path],
         link_parents=[-1],
-        bodies=[body],
+        bodies=[dataclasses.replace(body, cfm_scale=0.0)],
         joints=[None],
     )

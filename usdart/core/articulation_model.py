@@ -94,6 +94,7 @@ class ArticulationModel(NamedTuple):
     link_max_linear_velocity: np.ndarray  # (n_links,) m/s at the COM, inf when unlimited (PhysxRigidBodyAPI)
     link_max_angular_velocity: np.ndarray  # (n_links,) rad/s
     link_gravity: np.ndarray  # (n_links,) 1.0, or 0.0 where gravity is disabled
+    link_cfm_scale: np.ndarray  # (n_links,) BodyDesc.cfm_scale (0 for free bodies)
     mimic_follower: np.ndarray  # (n_mimic,) DOF index: q_follower + gearing q_leader + offset = 0
     mimic_leader: np.ndarray
     mimic_gearing: np.ndarray
@@ -272,6 +273,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         link_max_linear_velocity=np.array([b.max_linear_velocity if b else np.inf for b in bodies], float),
         link_max_angular_velocity=np.array([b.max_angular_velocity if b else np.inf for b in bodies], float),
         link_gravity=np.array([0.0 if (b is None or b.disable_gravity) else 1.0 for b in bodies], float),
+        link_cfm_scale=np.array([b.cfm_scale if b else 0.0 for b in bodies], float),
         mimic_follower=np.array([index[m.dof] for m in mimics], np.int64),
         mimic_leader=np.array([index[m.reference_dof] for m in mimics], np.int64),
         mimic_gearing=np.array([m.gearing for m in mimics], float),

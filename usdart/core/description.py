@@ -59,6 +59,7 @@ class BodyDesc:
     max_linear_velocity: float = np.inf
     max_angular_velocity: float = np.inf  # rad/s
     sleep_threshold: float = 5e-5  # m^2/s^2, mass-normalised kinetic energy
+    cfm_scale: float = 0.0  # physxRigidBody:cfmScale / metersPerUnit (m): articulation links only
 
 
 @dataclass

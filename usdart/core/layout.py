@@ -27,9 +27,18 @@ LINK_ROT_COUNT = 7
 # model.link_vec (n_links, 5, 3)
 PARENT_FRAME_POS, CHILD_FRAME_POS, PRISMATIC_AXIS, COM, FIRST_MOMENT = range(5)
 LINK_VEC_COUNT = 5
-# model.link_par (n_links, 6) float
-LP_MASS, LP_LINEAR_DAMPING, LP_ANGULAR_DAMPING, LP_MAX_LINEAR_VELOCITY, LP_MAX_ANGULAR_VELOCITY, LP_GRAVITY = range(6)
-LINK_PAR_COLUMNS = 6
+# model.link_par (n_links, 7) float (LP_CFM_SCALE: PhysX's articulation-link cfmScale over metersPerUnit; 0 for
+# free bodies, usdart.core.kernels.solver.link_cfm)
+(
+    LP_MASS,
+    LP_LINEAR_DAMPING,
+    LP_ANGULAR_DAMPING,
+    LP_MAX_LINEAR_VELOCITY,
+    LP_MAX_ANGULAR_VELOCITY,
+    LP_GRAVITY,
+    LP_CFM_SCALE,
+) = range(7)
+LINK_PAR_COLUMNS = 7
 
 # model.dof (n_dofs, 4) int64
 D_LINK, D_V, D_DRIVE, D_WRAPS = range(4)
@@ -62,10 +71,23 @@ ROW_DRIVE, ROW_FRICTION, ROW_LIMIT, ROW_VELOCITY_LIMIT, ROW_SPATIAL_TENDON, ROW_
 ROW_KIND_NAMES = ("drive", "friction", "limit", "velocity limit", "spatial tendon", "fixed tendon", "mimic", "joint")
 R_KIND, R_ID, R_AXIS, R_TREE0, R_TREE1, R_RESPONSE0, R_RESPONSE1, R_JACOBIAN = range(8)
 ROW_COLUMNS = 8
-# work.row_value (W, n_rows, 10) float: per step (TGS: a drive's gains on the displacement its DOF made since
-# the step start and on the time elapsed, usdart.core.kernels.rows.fill_drive)
-RV_LAMBDA, RV_LAMBDA2, RV_RESPONSE, RV_ERROR, RV_C0, RV_C1, RV_C2, RV_C3, RV_DISPLACEMENT_GAIN, RV_TIME_GAIN = range(10)
-ROW_VALUE_COLUMNS = 10
+# work.row_value (W, n_rows, 11) float: per step (TGS: a drive's gains on the displacement its DOF made since
+# the step start and on the time elapsed, usdart.core.kernels.rows.fill_drive; DOF rows: RV_CFM, PhysX's
+# constraint-force mixing of the DOF's two links)
+(
+    RV_LAMBDA,
+    RV_LAMBDA2,
+    RV_RESPONSE,
+    RV_ERROR,
+    RV_C0,
+    RV_C1,
+    RV_C2,
+    RV_C3,
+    RV_DISPLACEMENT_GAIN,
+    RV_TIME_GAIN,
+    RV_CFM,
+) = range(11)
+ROW_VALUE_COLUMNS = 11
 
 # tendon parameter tables (n, 7): stiffness, damping, limit stiffness, offset, rest length, lower, upper
 TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_UPPER = range(7)

@@ -6,10 +6,11 @@ A row r of the model's row table (usdart.core.layout, R_*) has a kind, a source 
 direction the impulse acts along) and, except DOF rows, a Jacobian J in `jac` (rate = J v). Per-step
 values live in `rv = work.row_value[w, r]` (RV_*). Solving applies impulses to the generalized velocity
 `gvel` (projected Gauss-Seidel) and returns |velocity change| for the convergence test. Formulas:
-PhysX's PGS (reference §3-§8, seeds 003 and 004). DOF rows (drive, friction, limits, velocity limit)
-share the DOF's response column of M'^-1 (for a DOF PhysX's r is (M'^-1)_kk). The solve functions are
-inlined into the sweep (a sweep visits every row up to 33 times a step; a call per row cost a quarter of
-a Panda step).
+PhysX's PGS and TGS (reference §3-§8, seeds 003 and 004). DOF rows (drive, friction, limits, velocity
+limit) share the DOF's response column of M'^-1 (for a DOF PhysX's r is (M'^-1)_kk); all but force drives
+size their impulses by 1 / (r + cfm), the larger constraint-force mixing of the DOF's two links (PhysX).
+The solve functions are inlined into the sweep (a sweep visits every row up to 33 times a step; a call
+per row cost a quarter of a Panda step).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..layout import (
     RV_C1,
     RV_C2,
     RV_C3,
+    RV_CFM,
     RV_DISPLACEMENT_GAIN,
     RV_LAMBDA,
     RV_LAMBDA2,
@@ -77,10 +79,10 @@ def fill_drive(dof_par, k, mode, dt, h, solver, q, target_position, target_veloc
         return
     kp, kd = dof_par[k, DP_STIFFNESS], dof_par[k, DP_DRIVE_DAMPING]
     a = h * (h * kp + kd)
-    if mode == DRIVE_FORCE:
+    if mode == DRIVE_FORCE:  # the raw response; an acceleration drive's gains scale by 1 / (r + cfm)
         x, kappa = 1.0 / (1.0 + a * r), 1.0
     else:
-        x, kappa = 1.0 / (1.0 + a), 1.0 / r
+        x, kappa = 1.0 / (1.0 + a), 1.0 / (r + rv[RV_CFM])
     beta = kp * x * h * kappa
     rv[RV_C0] = -x * a * kappa
     rv[RV_C1] = x * h * kd * target_velocity * kappa + beta * (target_position - q - (dt - h) * target_velocity)
@@ -178,11 +180,12 @@ def solve_friction(dof_par, k, dt, substep, rv, gvel, g, v0, nv, resp, off):
     r = rv[RV_RESPONSE]
     lam = rv[RV_LAMBDA]
     qd = gvel[g]
+    soft = r + rv[RV_CFM]
     if substep > 0.0:
         start, span = 0.0, substep
     else:
         start, span = lam, dt
-    trial = start - qd / r
+    trial = start - qd / soft
     if abs(trial) > dof_par[k, DP_STATIC_FRICTION] * span:
         bound = (dof_par[k, DP_DYNAMIC_FRICTION] + dof_par[k, DP_VISCOUS_FRICTION] * abs(qd)) * span
         trial = min(max(trial, -bound), bound)
@@ -208,6 +211,7 @@ def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, r
     row's time step (PGS: dt; TGS: the substep), erp the bias coefficient (PGS: LIMIT_ERP; TGS: 2 / sqrt N),
     displacement the DOF's motion since the step start (TGS; 0 in PGS)."""
     r = rv[RV_RESPONSE]
+    soft = r + rv[RV_CFM]
     lo_err, hi_err = rv[RV_C0] + displacement, rv[RV_C1] - displacement
     v = gvel[g]
     lam_lo, lam_hi = rv[RV_LAMBDA], rv[RV_LAMBDA2]
@@ -217,7 +221,7 @@ def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, r
             target = v if velocity_iteration else -erp * lo_err / h
         else:
             target = -lo_err / h
-        new = max(lam_lo + (target - v) / r, 0.0)
+        new = max(lam_lo + (target - v) / soft, 0.0)
         delta = new - lam_lo
         rv[RV_LAMBDA] = new
     elif hi_err < 0.0 or hi_err - v * h < 0.0:
@@ -225,14 +229,14 @@ def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, r
             target = v if velocity_iteration else erp * hi_err / h
         else:
             target = hi_err / h
-        new = min(lam_hi + (target - v) / r, 0.0)
+        new = min(lam_hi + (target - v) / soft, 0.0)
         delta = new - lam_hi
         rv[RV_LAMBDA2] = new
     elif v > 0.0 and lam_lo > 0.0:  # release what is no longer needed
-        delta = max(-v / r, -lam_lo)
+        delta = max(-v / soft, -lam_lo)
         rv[RV_LAMBDA] = lam_lo + delta
     elif v < 0.0 and lam_hi < 0.0:
-        delta = min(-v / r, -lam_hi)
+        delta = min(-v / soft, -lam_hi)
         rv[RV_LAMBDA2] = lam_hi + delta
     if delta == 0.0:
         return 0.0
@@ -247,6 +251,6 @@ def solve_velocity_limit(dof_par, k, rv, gvel, g, v0, nv, resp, off):
     v = gvel[g]
     if abs(v) <= vmax:
         return 0.0
-    delta = (min(max(v, -vmax), vmax) - v) / rv[RV_RESPONSE]
+    delta = (min(max(v, -vmax), vmax) - v) / (rv[RV_RESPONSE] + rv[RV_CFM])
     apply(gvel, v0, nv, resp, off, delta)
     return abs(delta) * rv[RV_RESPONSE]

@@ -20,6 +20,7 @@ from numba import njit
 
 from ..layout import (
     D_DRIVE,
+    D_LINK,
     D_V,
     DP_ENVELOPE,
     I_POSITION_ITERATIONS,
@@ -28,7 +29,9 @@ from ..layout import (
     I_TREE0,
     I_TREE1,
     I_VELOCITY_ITERATIONS,
+    L_PARENT,
     L_TREE,
+    LP_CFM_SCALE,
     R_AXIS,
     R_ID,
     R_JACOBIAN,
@@ -45,11 +48,13 @@ from ..layout import (
     ROW_MIMIC,
     ROW_SPATIAL_TENDON,
     ROW_VELOCITY_LIMIT,
+    RV_CFM,
     RV_ERROR,
     RV_LAMBDA,
     RV_RESPONSE,
     SOLVER_TGS,
     T_LINK0,
+    T_LINK1,
     T_ROOT,
     T_V0,
     T_V1,
@@ -69,7 +74,7 @@ from .couplings import (
     tendon_coefficients,
 )
 from .jacobian import point_jacobian
-from .kinematics import root_com
+from .kinematics import com_position, root_com
 from .rows import (
     LIMIT_ERP,
     TINY_RESPONSE,
@@ -81,7 +86,7 @@ from .rows import (
     solve_limit,
     solve_velocity_limit,
 )
-from .tree_factor import solve, unit_response
+from .tree_factor import inverse_quadratic, solve, unit_response
 
 CONVERGED = 1e-13  # a sweep that changes no velocity by more than this leaves the result as it is
 PGS_JOINT_ERP = 1.0  # PhysX's PGS corrects a joint row's whole position error in one step
@@ -124,6 +129,30 @@ def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, fra
 
 
 @njit(cache=True, _nrt=False)
+def link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, out):
+    """out[i] = PhysX's constraint-force mixing of each link i of tree t at the step start (reference §2.4):
+    its cfm scale times the largest diagonal entry of its linear response, J M'^-1 J^T for the link COM's
+    linear Jacobian J (how fast the COM answers an impulse there); 0 on a fixed root and on free bodies.
+    pj (12 x nv) and c (3) are scratch; needs the factor of M' in H."""
+    tree, link, link_vec, link_par = trees.tree, links.link, links.link_vec, links.link_par
+    l0, l1, v0, v1 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_V0], tree[t, T_V1]
+    floating = tree[t, T_ROOT] == 6
+    if floating:
+        root_com(link_vec, rot, pos, l0, c)
+    for i in range(l0, l1):
+        out[i] = 0.0
+        scale = link_par[i, LP_CFM_SCALE]
+        if scale <= 0.0:
+            continue
+        x0, x1, x2 = com_position(link_vec, rot, pos, i)
+        low = pj.shape[0] - 6  # rows 6-11 (computed: a literal row would compile point_jacobian twice)
+        point_jacobian(link, dofs.dof, dofs.dof_par, l0, v0, v1 - v0, floating, c, rot, pos, i, x0, x1, x2, pj, low)
+        for a in range(3):  # rows 6-8: the COM's linear velocity
+            response = inverse_quadratic(trees.v_parent, trees.v_h, v0, v1, H, pj[low + a])
+            out[i] = max(out[i], scale * response)
+
+
+@njit(cache=True, _nrt=False)
 def fill_rows(
     trees,
     links,
@@ -147,12 +176,14 @@ def fill_rows(
     pj,
     frames,
     scratch,
+    cfm,
 ):
     """Fill rows r0..r1-1 at the step start (after every tree of the island has its factor in H); h the
     rows' time step (PGS: dt; TGS: the substep), solver SOLVER_PGS or SOLVER_TGS (a float: no literal types)."""
     tree, v_parent, v_h = trees.tree, trees.v_parent, trees.v_h
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
     c, rel, points = scratch[5], scratch[8], scratch[6:8]
+    cfm_tree = -1  # the tree whose link cfms are in `cfm`
     for r in range(r0, r1):
         kind, i, t = row[r, R_KIND], row[r, R_ID], row[r, R_TREE0]
         v0, v1 = tree[t, T_V0], tree[t, T_V1]
@@ -163,6 +194,11 @@ def fill_rows(
             g = dof[i, D_V]
             if row[r, R_AXIS] == 1:  # the DOF's first row computes its response column
                 unit_response(v_parent, v_h, v0, v1, H, g, resp, off)
+            if t != cfm_tree:
+                link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, cfm)
+                cfm_tree = t
+            li = dof[i, D_LINK]
+            rv[RV_CFM] = max(cfm[li], cfm[links.link[li, L_PARENT]])
             rv[RV_RESPONSE] = resp[off + g - v0]
             rv[RV_LAMBDA] = 0.0
             if kind == ROW_DRIVE:

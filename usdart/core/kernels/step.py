@@ -368,6 +368,7 @@ def fill_island(m, st, ctl, ws, w, isl, dt, h, solver):
         ws.point_jac[w],
         ws.frames[w],
         ws.vec[w],
+        ws.link_cfm[w],
     )
 
 

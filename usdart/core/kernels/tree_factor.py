@@ -62,6 +62,25 @@ def solve(v_parent, v_h, v0, v1, H, out, offset):
 
 
 @njit(cache=True, _nrt=False)
+def inverse_quadratic(v_parent, v_h, v0, v1, H, x):
+    """x^T M^-1 x for a tree's vector x[0 : v1 - v0] (overwritten) with the factor from `factor`: half a
+    solve, y^T D^-1 y with y = L^-T x."""
+    for i in range(v1 - 1, v0 - 1, -1):
+        xi = x[i - v0]
+        if xi != 0.0:
+            p = v_h[i] + 1
+            j = v_parent[i]
+            while j != -1:
+                x[j - v0] -= H[p] * xi
+                p += 1
+                j = v_parent[j]
+    total = 0.0
+    for i in range(v0, v1):
+        total += x[i - v0] * x[i - v0] / H[v_h[i]]
+    return total
+
+
+@njit(cache=True, _nrt=False)
 def unit_response(v_parent, v_h, v0, v1, H, g, out, offset):
     """out[offset + (i - v0)] = (M^-1)[i, g] for every velocity i of the tree: the velocity change of a
     unit generalized impulse at g (a DOF row's response column)."""

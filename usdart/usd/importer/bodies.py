@@ -65,6 +65,9 @@ def read_body(
         body.max_angular_velocity = np.radians(float(read_physx(prim, "physxRigidBody:maxAngularVelocity")))
         body.disable_gravity = bool(read_physx(prim, "physxRigidBody:disableGravity"))
         body.sleep_threshold = float(read_physx(prim, "physxRigidBody:sleepThreshold")) * mpu * mpu
+        # PhysX weighs a link's cfm by cfmScale / lengthScale (the tolerances' length, 1 / metersPerUnit stage
+        # units): in SI that is cfmScale / metersPerUnit metres (measured: a centimetre stage's is 100 times)
+        body.cfm_scale = float(read_physx(prim, "physxRigidBody:cfmScale")) / mpu
         if "PhysxRigidBodyAPI" not in applied_schemas(prim):  # the SDK default, as for articulations
             body.sleep_threshold = SDK_SLEEP_THRESHOLD
     return body
