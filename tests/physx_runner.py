@@ -160,6 +160,51 @@ def physx_seconds_per_step(stage_path, dt: float, steps: int, solver: str | None
     return best / steps
 
 
+def run_physx_bodies(stage_path, dt: float, steps: int, bodies: list[str], solver: str | None = None) -> dict:
+    """Step `stage_path` in ovphysx like run_physx; the poses of rigid bodies outside articulations (prim
+    paths `bodies`) after every step: {"time": (S,), "pose": (S, B, 7) as [x, y, z, qw, qx, qy, qz]}."""
+    if steps < 1:
+        raise ValueError(f"steps must be at least 1, not {steps}")
+    _setup()
+    import ovstage
+    from ovphysx import PhysX
+    from ovphysx.types import TensorType
+
+    with tempfile.TemporaryDirectory(prefix="physx_runner_") as tmp:
+        if solver is not None:
+            stage_path = force_solver(stage_path, solver, Path(tmp) / "stage.usda")
+        physx, stage, bindings = PhysX(), ovstage.Stage("physx_bodies"), []
+        try:
+            ovstage.population.open_usd(stage, str(stage_path), ordinal=1, domains=ovstage.PopulationDomain.ALL)
+            stage.advance_write_floor(ordinal=1).wait()
+            physx.wait_task(physx.attach_ovstage(stage, read_ordinal=1))
+            physx.step_sync(dt)  # before any binding exists: see "No warm-up" above
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                for path in bodies:
+                    bindings.append(
+                        physx.create_tensor_binding(
+                            pattern=path, tensor_type=TensorType.RIGID_BODY_POSE, raise_if_empty=True
+                        )
+                    )
+            buffers = [np.zeros(b.shape, np.float32) for b in bindings]
+            P = np.zeros((steps, len(bodies), 7))
+            for k in range(steps):
+                if k:
+                    physx.step_sync(dt)
+                for j, (b, buf) in enumerate(zip(bindings, buffers)):
+                    b.read(buf)
+                    P[k, j, :3], P[k, j, 3], P[k, j, 4:] = buf[0, :3], buf[0, 6], buf[0, 3:6]
+        finally:
+            for b in bindings:
+                b.destroy()
+            if physx.is_stage_attached(stage):
+                physx.wait_task(physx.detach_ovstage())
+            stage.destroy()
+            physx.destroy()
+    return {"time": dt * np.arange(1, steps + 1), "pose": P}
+
+
 def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", articulation: str | None = None) -> dict:
     """Step `stage_path` in ovphysx (CPU) `steps` times by `dt`; one articulation's state after every step.
 

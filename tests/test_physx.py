@@ -28,7 +28,7 @@ try:  # by metadata, as ovphysx finds it: importing physx_usd_schemas would regi
 except metadata.PackageNotFoundError:
     pytest.skip("PhysX's USD schemas (physx-usd-schemas, [test] extra) are not installed", allow_module_level=True)
 
-from physx_runner import SOLVERS, force_solver, run_physx  # noqa: E402
+from physx_runner import SOLVERS, force_solver, run_physx, run_physx_bodies  # noqa: E402
 
 import usdart  # noqa: E402
 
@@ -519,3 +519,82 @@ def test_corpus_panda_first_steps_match_physx_and_its_newton_mimic_is_ignored(tm
     assert np.abs(ours["joint_position"] - theirs["joint_position"]).max() <= TOL
     assert usdart.load(str(path)).articulations[0].mimic_joints == []
     assert len(usdart.load(str(path), semantics="newton").articulations[0].mimic_joints) == 1
+
+
+# ---- joints outside articulations: a free body hung from the world -------------------------------------------
+HUNG_BODY = """#usda 1.0
+(
+    kilogramsPerUnit = 1
+    metersPerUnit = 1
+    upAxis = "Z"
+)
+def Xform "World"
+{
+    def PhysicsScene "scene" (prepend apiSchemas = ["PhysxSceneAPI"])
+    {
+        vector3f physics:gravityDirection = (0, 0, -1)
+        float physics:gravityMagnitude = 9.81
+        uniform token physxScene:solverType = "SOLVER"
+    }
+    def Xform "box" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"])
+    {
+        float physics:mass = 1
+        float3 physics:diagonalInertia = (0.1, 0.1, 0.1)
+        float physxRigidBody:linearDamping = 0
+        float physxRigidBody:angularDamping = 0
+        float physxRigidBody:maxAngularVelocity = 1e10
+        double3 xformOp:translate = (1, 0, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+    def JOINT "joint"
+    {
+        rel physics:body1 = </World/box>
+        point3f physics:localPos0 = (0, 0, 0)
+        point3f physics:localPos1 = (-1, 0, 0)
+        AXIS
+    }
+}
+"""
+HUNG_JOINTS = {
+    "revolute": ("PhysicsRevoluteJoint", 'uniform token physics:axis = "Y"'),  # swings about Y
+    "prismatic": ("PhysicsPrismaticJoint", 'uniform token physics:axis = "Z"'),  # falls along Z
+    "spherical": ("PhysicsSphericalJoint", 'uniform token physics:axis = "X"'),  # swings as the revolute
+    "fixed": ("PhysicsFixedJoint", ""),  # held 1 m out
+}
+_ORTHOGONAL = (
+    "PhysX's joint rows hold a body welded 1 m out exactly (2e-10 m after a step); usdart's Gauss-Seidel sweeps "
+    "over the locked axes' coupled rows (16 position iterations, PhysxRigidBodyAPI's) leave it "
+)
+HUNG_XFAIL = {
+    ("fixed", "PGS"): _ORTHOGONAL + "5.9e-4 m low after one step, 8.4e-4 m at most over 2 s",
+    ("fixed", "TGS"): _ORTHOGONAL + "3.1e-4 m low after one step and over 2 s",
+    ("revolute", "PGS"): "the first step agrees to 1.5e-10 m; the runs part later, 0.072 m apart over 2 s",
+    ("revolute", "TGS"): "the first step agrees to 6e-7 m; the runs part later, 0.059 m apart over 2 s",
+    ("spherical", "PGS"): "as the revolute joint: 0.072 m apart over 2 s",
+    ("spherical", "TGS"): "as the revolute joint: 0.059 m apart over 2 s",
+}
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("kind", HUNG_JOINTS)
+def test_a_free_body_hung_from_the_world_moves_as_in_physx(tmp_path, kind, solver, request):
+    """A 1 kg body hung from the world by each joint kind, outside any articulation (PhysX's maximal-
+    coordinate joint rows; usdart's joint rows between a one-link tree and the world): its pose over 2 s
+    at 60 Hz, to 1e-4 m. Where it does not agree yet, the measured gap is the xfail reason."""
+    if (kind, solver) in HUNG_XFAIL:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=HUNG_XFAIL[kind, solver]))
+    joint_type, axis = HUNG_JOINTS[kind]
+    path = tmp_path / f"hung_{kind}_{solver}.usda"
+    path.write_text(HUNG_BODY.replace("SOLVER", solver).replace("JOINT", joint_type).replace("AXIS", axis))
+    rate, steps = 60, round(DURATION * 60)
+    theirs = run_physx_bodies(path, 1.0 / rate, steps, ["/World/box"])["pose"][:, 0]
+    scene = usdart.load(str(path))
+    scene.time_step = 1.0 / rate
+    ours = np.zeros_like(theirs)
+    for k in range(steps):
+        scene.step()
+        ours[k] = scene.body_transform("/World/box")
+    assert np.abs(theirs[0, :3] - [1.0, 0.0, 0.0]).max() < 0.1  # hung where authored
+    assert (np.ptp(theirs[:, 2]) < 1e-6) if kind == "fixed" else (np.ptp(theirs[:, 2]) > 0.1)  # held or moving
+    assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
+    assert rotation_angle(theirs, ours).max() <= TOL

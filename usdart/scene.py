@@ -295,8 +295,8 @@ def load(source, worlds: int = 1, integrator: str = "euler", strict: bool = Fals
 
 
 def _single_body(body) -> ArticulationDesc:
-    """A free body as a one-link floating tree; no constraint-force mixing (PhysX has it for articulation
-    links only)."""
+    """A free body as a one-link floating tree with its own solver iterations; no constraint-force mixing
+    (PhysX has it for articulation links only)."""
     return ArticulationDesc(
         api_prim=body.path,
         root_link=body.path,
@@ -305,4 +305,6 @@ def _single_body(body) -> ArticulationDesc:
         link_parents=[-1],
         bodies=[dataclasses.replace(body, cfm_scale=0.0)],
         joints=[None],
+        solver_position_iterations=body.solver_position_iterations,
+        solver_velocity_iterations=body.solver_velocity_iterations,
     )

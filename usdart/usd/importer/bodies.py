@@ -68,6 +68,8 @@ def read_body(
         # PhysX weighs a link's cfm by cfmScale / lengthScale (the tolerances' length, 1 / metersPerUnit stage
         # units): in SI that is cfmScale / metersPerUnit metres (measured: a centimetre stage's is 100 times)
         body.cfm_scale = float(read_physx(prim, "physxRigidBody:cfmScale")) / mpu
+        body.solver_position_iterations = int(read_physx(prim, "physxRigidBody:solverPositionIterationCount"))
+        body.solver_velocity_iterations = int(read_physx(prim, "physxRigidBody:solverVelocityIterationCount"))
         if "PhysxRigidBodyAPI" not in applied_schemas(prim):  # the SDK default, as for articulations
             body.sleep_threshold = SDK_SLEEP_THRESHOLD
     return body

@@ -201,12 +201,15 @@ _MINIMUM.update(
         "physxScene:timeStepsPerSecond": (0.0, True),
         "newton:timeStepsPerSecond": (0.0, True),
         "physxArticulation:solverPositionIterationCount": (1.0, False),
+        "physxRigidBody:solverPositionIterationCount": (1.0, False),
     }
 )
 # PhysX takes 1..255 solver iterations; more would only make a typo run for hours
 _MAXIMUM = {
     "physxArticulation:solverPositionIterationCount": 255,
     "physxArticulation:solverVelocityIterationCount": 255,
+    "physxRigidBody:solverPositionIterationCount": 255,
+    "physxRigidBody:solverVelocityIterationCount": 255,
 }
 # gains and rates may be as stiff as an author likes (the step reports a run that diverges)
 _ANY_SCALE = ("stiffness", "damping", "limitStiffness", "naturalFrequency", "timeStepsPerSecond")
