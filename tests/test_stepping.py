@@ -475,7 +475,7 @@ def test_free_body_pinned_to_the_world_is_a_pendulum():
     for step in range(1, 3001):
         scene.step()
         x, _, z = scene.body_transform("/World/bob")[:3]
-        angle = math.atan2(-z, x) - math.pi / 2  # 0 at the bottom
+        angle = math.atan2(x, -z)  # 0 at the bottom, +-pi/2 at the horizontal the swing reaches
         if previous * angle < 0:
             crossings.append(step * dt)
         previous = angle

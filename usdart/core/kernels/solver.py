@@ -67,6 +67,7 @@ from .couplings import (
     fill_spatial_tendon,
     finish_response,
     joint_frame_world,
+    orthogonalize_joint,
     relative_rotation_vector,
     solve_joint_axis,
     solve_mimic,
@@ -184,6 +185,7 @@ def fill_rows(
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
     c, rel, points = scratch[5], scratch[8], scratch[6:8]
     cfm_tree = -1  # the tree whose link cfms are in `cfm`
+    first_axis = r0  # the current joint's first row
     for r in range(r0, r1):
         kind, i, t = row[r, R_KIND], row[r, R_ID], row[r, R_TREE0]
         v0, v1 = tree[t, T_V0], tree[t, T_V1]
@@ -274,6 +276,7 @@ def fill_rows(
                 joint_geometry(
                     trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
                 )
+                first_axis = r
             t1 = row[r, R_TREE1]
             nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
             fill_joint_axis(row[r, R_AXIS], frames, rel, pj, couplings.joint_sides[i], nv, nvb, jac, joff, rv)
@@ -287,6 +290,8 @@ def fill_rows(
                 solve(v_parent, v_h, w0, w0 + nvb, H, resp, off1)
                 for a in range(nvb):
                     rv[RV_RESPONSE] += jac[joff + nv + a] * resp[off1 + a]
+            if r + 1 == r1 or row[r + 1, R_KIND] != ROW_JOINT or row[r + 1, R_ID] != i:  # the joint's last row
+                orthogonalize_joint(row, row_value, first_axis, r, nv, nvb, jac, resp)
 
 
 @njit(cache=True, _nrt=False)
