@@ -4,8 +4,9 @@
 per-step joint positions, joint velocities and link poses of one articulation, converted to usdart's
 conventions (checked against usdart in tests/test_physx.py):
 
-- Units: the tensor bindings give joint positions in radians / metres and velocities in rad/s / m/s
-  (their newer session-read API would give degrees for rotational axes; it is not used here). No conversion.
+- Units: the tensor bindings give joint positions in radians / stage units and velocities in rad/s / stage
+  units per second (measured: a slider at 1 m/s on a centimetre stage reads 100); their newer session-read
+  API would give degrees for rotational axes (not used here). No conversion: compare metre stages.
 - Sign: PhysX reports a DOF in the USD joint's body0 -> body1 sense; usdart's internal joint state follows
   the tree (parent -> child). A joint authored with body1 as the parent link (or body1 = world) is negated.
   Measured on a pendulum with its hinge authored child -> parent: PhysX -0.00247727 rad after one 1/60 s

@@ -368,6 +368,74 @@ def test_link_cfm_weakens_acceleration_drives_as_in_physx(tmp_path, solver, mete
         assert np.abs(other["joint_position"] - ours["joint_position"]).max() > 1e-3
 
 
+def slider_stage(tmp_path: Path, solver: str, velocity: float, line: str = "", meters_per_unit: float = 1.0) -> Path:
+    """The pendulum's hinge turned into a slider along X in zero gravity, started at `velocity` stage units/s;
+    `line`: one more attribute line on it (its PhysxJointAxisAPI:linear applied)."""
+    text = pendulum_stage(tmp_path, "pendulum", solver).read_text().replace("Magnitude = 9.81", "Magnitude = 0")
+    apis = '"PhysicsJointStateAPI:linear", "PhysxJointAxisAPI:linear"' if line else '"PhysicsJointStateAPI:linear"'
+    text = text.replace(
+        'def PhysicsRevoluteJoint "hinge" ', f'def PhysicsPrismaticJoint "hinge" (prepend apiSchemas = [{apis}])'
+    )
+    text = text.replace(
+        'uniform token physics:axis = "Y"\n',
+        f'uniform token physics:axis = "X"\n            float state:linear:physics:velocity = {velocity}\n'
+        + (f"            {line}\n" if line else ""),
+    )
+    path = tmp_path / "slider.usda"
+    path.write_text(text.replace("metersPerUnit = 1\n", f"metersPerUnit = {meters_per_unit}\n"))
+    return path
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize(
+    "velocity, line, expected",
+    [
+        (150.0, "", 100.0),
+        (50.0, "", 50.0),
+        (150.0, "float physxJointAxis:linear:maxJointVelocity = 120", 100.0),
+        (150.0, "float physxJointAxis:linear:maxJointVelocity = 0.5", 0.5),
+    ],
+)
+def test_a_slider_is_capped_at_100_units_per_second_as_in_physx(tmp_path, solver, velocity, line, expected):
+    """PhysX scales all joint velocities down at the step start when one passes a bound it reads by the DOF's
+    index in its joint: a slider reads rotX's slot, PhysX's default 100 stage units/s, whatever it authors
+    above that; a smaller maxJointVelocity is enforced by the slider's own row. Velocities to 1e-4 m/s;
+    positions (up to 200 m, summed in float32 by PhysX, every TGS substep) to 1e-4 relative."""
+    path = slider_stage(tmp_path, solver, velocity, line)
+    _, ours, theirs = joint_error(path, 60)
+    assert np.abs(ours["joint_velocity"] - theirs["joint_velocity"]).max() <= TOL
+    assert ours["joint_position"][:, 0] == pytest.approx(theirs["joint_position"][:, 0], rel=1e-4)
+    assert ours["joint_velocity"][-1, 0] == pytest.approx(expected) == theirs["joint_velocity"][-1, 0]
+
+
+def test_the_slider_cap_is_100_stage_units_and_scales_every_joint(tmp_path):
+    """On a centimetre stage the cap is 100 cm/s (PhysX reads stage units); the scaling is uniform: a hinge
+    on the capped slider, started at 10 rad/s, is slowed by the same factor (150 -> 100 m/s: 6.667 rad/s)."""
+    path = slider_stage(tmp_path, "PGS", 150.0, meters_per_unit=0.01)
+    theirs = run_physx(path, 1 / 60, 3, solver=None)["joint_velocity"][:, 0]
+    ours = run_usdart(path, 1 / 60, 3)["joint_velocity"][:, 0]
+    assert theirs == pytest.approx(100.0) and ours == pytest.approx(1.0)  # cm/s there, m/s here
+    text = slider_stage(tmp_path, "PGS", 150.0).read_text()
+    head, tail = text.split('        def PhysicsFixedJoint "anchor"')
+    link2 = (
+        head[head.index('        def Xform "link"') :].replace('"link"', '"link2"').replace("(1, 0, 0)", "(2, 0, 0)")
+    )
+    hinge = """        def PhysicsRevoluteJoint "hinge2" (prepend apiSchemas = ["PhysicsJointStateAPI:angular"])
+        {
+            uniform token physics:axis = "Y"
+            rel physics:body0 = </World/arm/link>
+            rel physics:body1 = </World/arm/link2>
+            point3f physics:localPos0 = (0, 0, 0)
+            point3f physics:localPos1 = (-1, 0, 0)
+            float state:angular:physics:velocity = 572.9577951308232
+        }
+"""
+    path.write_text(head + link2 + hinge + '        def PhysicsFixedJoint "anchor"' + tail)
+    theirs = run_physx(path, 1 / 60, 1, solver=None)["joint_velocity"][0]
+    ours = run_usdart(path, 1 / 60, 1)["joint_velocity"][0]
+    assert np.abs(theirs - ours).max() <= 1e-4 and ours[1] == pytest.approx(10.0 * 100.0 / 150.0, rel=0.01)
+
+
 def with_scene_line(path: Path, line: str) -> Path:
     """The stage at `path` with one more attribute line on its PhysicsScene (after the solver type)."""
     text = path.read_text()

@@ -77,6 +77,7 @@ class ArticulationModel(NamedTuple):
     dof_upper: np.ndarray
     dof_wraps: np.ndarray  # (n_dofs,) bool: unlimited revolute DOFs wrap into [-2 pi, 2 pi] (PhysX's rule)
     max_joint_velocity: np.ndarray  # (n_dofs,)
+    scaling_cap: np.ndarray  # (n_dofs,) DofDesc.scaling_cap
     passive_damping: np.ndarray  # (n_dofs,) effort per unit velocity, implicit
     drive_mode: np.ndarray  # (n_dofs,) int64: DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION
     drive_stiffness: np.ndarray  # (n_dofs,)
@@ -253,6 +254,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
             [d.angular and not d.limited and joint_type[link_of[k]] == JOINT_REVOLUTE for k, d in enumerate(dofs)], bool
         ),
         max_joint_velocity=np.array([d.max_velocity for d in dofs], float),
+        scaling_cap=np.array([d.scaling_cap for d in dofs], float),
         passive_damping=np.array([d.passive_damping for d in dofs], float),
         drive_mode=np.array(
             [DRIVE_NONE if dr is None else DRIVE_ACCELERATION if dr.acceleration else DRIVE_FORCE for dr in drives],

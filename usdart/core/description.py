@@ -94,6 +94,7 @@ class DofDesc:
     velocity: float = 0.0
     armature: float = 0.0
     max_velocity: float = np.inf
+    scaling_cap: float = np.inf  # the speed PhysX's step-start velocity scaling reads for this DOF
     static_friction: float = 0.0  # effort
     dynamic_friction: float = 0.0  # effort
     viscous_friction: float = 0.0  # effort per unit velocity

@@ -43,7 +43,9 @@ LINK_PAR_COLUMNS = 7
 # model.dof (n_dofs, 4) int64
 D_LINK, D_V, D_DRIVE, D_WRAPS = range(4)
 DOF_COLUMNS = 4
-# model.dof_par (n_dofs, 26) float: axis (3), motion column [omega; v] in the child link frame (6), then
+# model.dof_par (n_dofs, 25) float: axis (3), motion column [omega; v] in the child link frame (6), then the
+# values below (DP_SCALING_CAP: the speed PhysX's step-start scaling of all joint velocities reads for the DOF,
+# usdart.core.kernels.smooth.scale_joint_velocities)
 DP_AXIS, DP_MOTION = 0, 3
 (
     DP_ARMATURE,
@@ -61,8 +63,9 @@ DP_AXIS, DP_MOTION = 0, 3
     DP_STATIC_FRICTION,
     DP_DYNAMIC_FRICTION,
     DP_VISCOUS_FRICTION,
-) = range(9, 24)
-DOF_PAR_COLUMNS = 24
+    DP_SCALING_CAP,
+) = range(9, 25)
+DOF_PAR_COLUMNS = 25
 
 # constraint rows (model.row (n_rows, 8) int64), in the order the solver visits them
 ROW_DRIVE, ROW_FRICTION, ROW_LIMIT, ROW_VELOCITY_LIMIT, ROW_SPATIAL_TENDON, ROW_FIXED_TENDON, ROW_MIMIC, ROW_JOINT = (

@@ -178,6 +178,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
             (L.DP_LOWER, m.dof_lower),
             (L.DP_UPPER, m.dof_upper),
             (L.DP_MAX_VELOCITY, m.max_joint_velocity),
+            (L.DP_SCALING_CAP, m.scaling_cap),
             (L.DP_DAMPING, m.passive_damping),
             (L.DP_STIFFNESS, m.drive_stiffness),
             (L.DP_DRIVE_DAMPING, m.drive_damping),

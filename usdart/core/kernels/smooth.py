@@ -10,12 +10,26 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..layout import D_V, DP_ARMATURE, DP_DAMPING
+from ..layout import D_V, DP_ARMATURE, DP_DAMPING, DP_SCALING_CAP
 from .applied import applied_wrenches, external_wrenches
 from .crba import composite_inertias, mass_matrix
 from .kinematics import link_velocities, root_com, world_frames
 from .rnea import rnea
 from .tree_factor import factor, solve
+
+
+@njit(cache=True, _nrt=False)
+def scale_joint_velocities(dof_par, d0, d1, qd):
+    """PhysX's step-start clamp: when a DOF moves faster than its scaling cap (DP_SCALING_CAP), every joint
+    velocity of the tree is scaled by the same factor, the smallest cap / |qd| (reference §2.2)."""
+    ratio = 1.0
+    for k in range(d0, d1):
+        speed = abs(qd[k])
+        if speed > dof_par[k, DP_SCALING_CAP]:
+            ratio = min(ratio, dof_par[k, DP_SCALING_CAP] / speed)
+    if ratio < 1.0:
+        for k in range(d0, d1):
+            qd[k] *= ratio
 
 
 @njit(cache=True, _nrt=False)
@@ -61,7 +75,9 @@ def unconstrained_velocity(
     gvel,
     gvel_start,
 ):
-    """Factor M' into H, gvel = v*, gvel_start = v (generalized [root; DOFs] at v0:v1). Needs the poses."""
+    """Factor M' into H, gvel = v*, gvel_start = v (generalized [root; DOFs] at v0:v1), after PhysX's joint
+    velocity scaling (scale_joint_velocities, on the state's qd). Needs the poses."""
+    scale_joint_velocities(dof_par, d0, d1, qd)
     c = scratch[4]
     if floating:
         root_com(link_vec, rot, pos, l0, c)

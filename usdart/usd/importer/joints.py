@@ -50,6 +50,7 @@ from .transforms import WorldTransforms
 from .usd_values import api_instances, applied_schemas, authored, first_target, read, read_physx
 
 DEG = math.pi / 180.0
+PHYSX_DEFAULT_JOINT_VELOCITY = 100.0  # the SDK's maxJointVelocity of an axis nobody set, stage units / s
 # frame turn that maps the joint X axis onto the USD spherical axis
 _SPHERICAL_TURN = {
     "X": np.array([1.0, 0.0, 0.0, 0.0]),
@@ -272,6 +273,12 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
     max_vel = pick("maxJointVelocity", "newton:velocityLimit")
     if max_vel is not None:
         dof.max_velocity = max_vel * unit
+    if settings.semantics == "physx":
+        # PhysX scales all joint velocities down at the step start when one exceeds a bound it reads from
+        # the joint's maxJointVelocity by the DOF's index in the joint, not its axis (reference §2.2, §11):
+        # a prismatic DOF (index 0) reads rotX's slot, PhysX's default 100 stage units/s (measured: a slider
+        # started at 150 m/s runs at 100, also with 120 authored; 0.5 authored is honoured by its own row)
+        dof.scaling_cap = PHYSX_DEFAULT_JOINT_VELOCITY * unit if not angular else dof.max_velocity
     if axis_api:
         dof.static_friction = read_physx(prim, "physxJointAxis:{instance}:staticFrictionEffort", inst) * effort
         dof.dynamic_friction = read_physx(prim, "physxJointAxis:{instance}:dynamicFrictionEffort", inst) * effort
