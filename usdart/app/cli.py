@@ -146,18 +146,32 @@ _STRICT = click.option(
     help='Print one JSON object instead of a table (strict JSON: infinite values as the strings "inf" and '
     '"-inf", NaN as null).',
 )
+@click.option(
+    "--report",
+    is_flag=True,
+    help="Also list every physics API and attribute the stage authors, per prim, and whether the import used "
+    "or ignored it (and why).",
+)
 @_STRICT
 @_SEMANTICS
 @_friendly_errors
-def inspect(stage, as_json, strict, semantics):
+def inspect(stage, as_json, report, strict, semantics):
     """Show the articulations, free bodies and scene settings usdart builds from STAGE."""
     from ..scene import load
+    from ..usd.import_report import import_report, report_table
+    from ..usd.importer.usd_values import recording_reads
 
-    scene = load(stage, strict=strict, semantics=semantics)
+    with recording_reads() as reads:
+        scene = load(stage, strict=strict, semantics=semantics)
+    summary = scene.summary()
+    if report:
+        summary["import_report"] = import_report(scene.stage, reads, semantics)
     if as_json:
-        click.echo(json.dumps(_strict_json(scene.summary()), indent=2, allow_nan=False))
+        click.echo(json.dumps(_strict_json(summary), indent=2, allow_nan=False))
         return
-    click.echo(_table(scene.summary()))
+    click.echo(_table(summary))
+    if report:
+        click.echo(report_table(summary["import_report"], summary["scene"]))
 
 
 def _strict_json(value):

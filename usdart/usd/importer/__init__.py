@@ -99,9 +99,9 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
     bodies = {}
     body_scale = {}
     for path, desc in _entries(parsed, "RigidBody"):
-        if not desc.rigidBodyEnabled:
-            continue
         prim = stage.GetPrimAtPath(path)
+        if read(prim, "physics:rigidBodyEnabled", True) is False:  # as the parser's desc.rigidBodyEnabled
+            continue
         colliders = [stage.GetPrimAtPath(c) for c in desc.collisions]
         bodies[path] = read_body(prim, colliders, transforms, settings, warnings)
         body_scale[path] = np.abs(decompose(transforms.matrix(prim))[2])

@@ -16,6 +16,8 @@ and stay within physical scales. Errors name the prim and the attribute.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 from functools import cache
@@ -25,6 +27,21 @@ import numpy as np
 from pxr import Sdf, Tf, Usd
 
 from ...errors import PhysicsImportError
+
+# the (prim path, attribute name) of every authored value the importer reads, while `recording_reads` runs
+_READS: contextvars.ContextVar[set | None] = contextvars.ContextVar("usdart_attribute_reads", default=None)
+
+
+@contextlib.contextmanager
+def recording_reads():
+    """Collect the (prim path, attribute name) pairs whose authored values are read inside the block (the
+    import report: which authored attributes usdart used)."""
+    reads: set[tuple[str, str]] = set()
+    token = _READS.set(reads)
+    try:
+        yield reads
+    finally:
+        _READS.reset(token)
 
 
 @cache
@@ -107,12 +124,22 @@ def authored(prim: Usd.Prim, name: str, time=Usd.TimeCode.Default()):
     attr = prim.GetAttribute(name)
     if not attr or not attr.HasAuthoredValue():
         return None
+    value = python_value(attr, time)
+    if value is None:
+        return None
+    reads = _READS.get()
+    if reads is not None:
+        reads.add((str(prim.GetPath()), name))
+    return check_value(prim, attr, value)
+
+
+def python_value(attr: Usd.Attribute, time=Usd.TimeCode.Default()):
+    """The attribute's value as Python numbers (float32 widened to the decimal authored), or None; a
+    time-sampled-only value gives its earliest sample."""
     value = attr.Get(time)
     if value is None and attr.GetNumTimeSamples() > 0:
         value = attr.Get(Usd.TimeCode.EarliestTime())
-    if value is None:
-        return None
-    return check_value(prim, attr, _to_python(value, _is_float32(attr)))
+    return None if value is None else _to_python(value, _is_float32(attr))
 
 
 def read(prim: Usd.Prim, name: str, default=None, time=Usd.TimeCode.Default()):

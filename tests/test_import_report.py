@@ -1,0 +1,66 @@
+"""`usdart inspect --report`: every authored physics attribute with what the import made of it.
+
+The statuses are checked against behaviour measured elsewhere: PhysX ignores the Newton schema's joint
+values and PhysxJointAPI (tests/test_physx.py runs ovphysx on both), so the "physx" reading must report
+them ignored and the "newton" reading used; a limit is used by both; a contact offset is ignored (no
+contacts yet)."""
+
+from __future__ import annotations
+
+import json
+
+from builders import body, joint, new_stage, root_api, set_attr
+from click.testing import CliRunner
+from pxr import Sdf
+
+from usdart.app.cli import main
+
+
+def stage_file(tmp_path):
+    st = new_stage()
+    body(st, "/World/arm/base")
+    body(st, "/World/arm/link", pos=(1, 0, 0))
+    joint(st, "/World/arm/fix", None, "/World/arm/base", kind="fixed")
+    hinge = joint(st, "/World/arm/hinge", "/World/arm/base", "/World/arm/link", axis="Y", lp1=(-1, 0, 0))
+    root_api(st, "/World/arm")
+    set_attr(hinge, "physics:lowerLimit", -45.0)
+    set_attr(hinge, "newton:damping", 2.0)
+    hinge.AddAppliedSchema("PhysxJointAPI")
+    hinge.CreateAttribute("physxJoint:armature", Sdf.ValueTypeNames.Float).Set(0.5)
+    link = st.GetPrimAtPath("/World/arm/link")
+    link.CreateAttribute("physxCollision:contactOffset", Sdf.ValueTypeNames.Float).Set(0.02)
+    path = tmp_path / "stage.usda"
+    st.GetRootLayer().Export(str(path))
+    return path
+
+
+def fates(tmp_path, *options):
+    result = CliRunner().invoke(main, ["inspect", str(stage_file(tmp_path)), "--report", "--json", *options])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)["import_report"]
+    return {(e["prim"], a["name"]): (a["status"], a["reason"]) for e in report for a in e["attributes"]}
+
+
+def test_report_says_which_authored_attributes_the_physx_reading_used_and_why_not(tmp_path):
+    fate = fates(tmp_path)
+    assert fate["/World/arm/hinge", "physics:lowerLimit"] == ("used", "")
+    assert fate["/World/arm/hinge", "physics:axis"] == ("used", "")
+    status, reason = fate["/World/arm/hinge", "newton:damping"]
+    assert status == "ignored" and "PhysX ignores the Newton schema" in reason
+    status, reason = fate["/World/arm/hinge", "physxJoint:armature"]
+    assert status == "ignored" and "PhysxJointAxisAPI" in reason
+    assert fate["/World/arm/link", "physxCollision:contactOffset"] == ("ignored", "contacts are not simulated yet")
+    assert fate["/World/arm/link", "physics:mass"] == ("used", "")
+
+
+def test_report_with_the_newton_reading_uses_the_newton_and_physx_joint_values(tmp_path):
+    fate = fates(tmp_path, "--semantics", "newton")
+    assert fate["/World/arm/hinge", "newton:damping"] == ("used", "")
+    assert fate["/World/arm/hinge", "physxJoint:armature"] == ("used", "")
+
+
+def test_report_table_counts_and_lists_them(tmp_path):
+    result = CliRunner().invoke(main, ["inspect", str(stage_file(tmp_path)), "--report"])
+    assert result.exit_code == 0, result.output
+    assert "import report:" in result.output and " ignored (values in stage units" in result.output
+    assert "  ignored  newton:damping = 2.0  (PhysX ignores the Newton schema's values" in result.output
