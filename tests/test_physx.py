@@ -245,6 +245,29 @@ def test_unlimited_revolute_angles_wrap_by_4_pi_as_in_physx(tmp_path, solver):
         assert ours["joint_position"].max() > 6.0 and ours["joint_position"].min() < -6.0
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_mimic_joint_on_an_unlimited_revolute_joint_is_dropped_as_in_physx(tmp_path, solver):
+    """PhysX refuses a mimic joint whose joints are revolute without finite limits ("needs a finite limit
+    set to be used by the mimic joint feature") and moves them independently; usdart drops it with a
+    warning naming the joints, and the gear sample without its limits then agrees raw (the driver spins
+    past +-2 pi, its follower stays at rest)."""
+    path = sample_stage(tmp_path, "gear.usda", solver)
+    text = (
+        path.read_text()
+        .replace("float physics:lowerLimit = -9000\n", "")
+        .replace("float physics:upperLimit = 9000\n", "")
+    )
+    path.write_text(text)
+    assert "9000" not in text
+    scene = usdart.load(str(path))
+    assert scene.articulations[0].mimic_joints == []
+    assert any("PhysxMimicJointAPI ignored, as PhysX ignores it" in w for w in scene.warnings)
+    for rate in RATES:
+        _, ours, theirs = joint_error(path, rate)
+        assert np.abs(ours["joint_position"] - theirs["joint_position"]).max() <= TOL
+        assert ours["joint_position"][:, 0].min() < -6.0 and np.all(ours["joint_velocity"][:, 1] == 0.0)
+
+
 def test_conventions_sign_order_and_poses(tmp_path):
     """The runner's conversions: a hinge authored child -> parent comes back in usdart's tree sense (PhysX
     itself reports it negated), and link poses agree as [x, y, z, qw, qx, qy, qz] rows."""

@@ -65,11 +65,30 @@ class ArticulationCouplings:
             schemas = applied_schemas(prim)
             physx = api_instances(schemas, "PhysxMimicJointAPI")
             for inst in physx:
-                out.append(self._physx_mimic(prim, joint, inst))
+                mimic = self._physx_mimic(prim, joint, inst)
+                if self._unlimited_revolute(mimic) is None:
+                    out.append(mimic)
             newton = self.settings.semantics == "newton"  # PhysX ignores NewtonMimicAPI (ovphysx 0.7)
             if newton and not physx and "NewtonMimicAPI" in schemas and read(prim, "newton:mimicEnabled", True):
                 out.append(self._newton_mimic(prim, joint))
         return out
+
+    def _unlimited_revolute(self, mimic: MimicDesc) -> str | None:
+        """As PhysX: a mimic joint whose follower or reference is a revolute joint without finite limits is
+        dropped, with a warning naming it (measured on ovphysx: "needs a finite limit set to be used by the
+        mimic joint feature", the joints then move independently). The "newton" reading keeps it."""
+        if self.settings.semantics != "physx":
+            return None
+        for path, name in ((mimic.joint, mimic.dof), (mimic.reference_joint, mimic.reference_dof)):
+            joint = self.tree[path]
+            dof = next(d for d in joint.dofs if d.name == name)
+            if joint.kind == "revolute" and not (math.isfinite(dof.lower) and math.isfinite(dof.upper)):
+                self.warnings.append(
+                    f"{mimic.joint}: PhysxMimicJointAPI ignored, as PhysX ignores it: the revolute joint {path} "
+                    "has no finite limits (PhysX requires them for a mimic joint)"
+                )
+                return path
+        return None
 
     def _reference(self, prim, rel: str) -> JointDesc:
         target = first_target(prim, rel, self.warnings)
