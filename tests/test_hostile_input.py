@@ -314,7 +314,8 @@ def test_xform_op_order_naming_an_op_that_is_not_authored(tmp_path):
 
 # ---- couplings that cannot mean anything -----------------------------------------------------------------
 def gear_pair():
-    """Root body with two revolute children about Z; rev0 mimics rev1 when a test says so."""
+    """Root body with two limited revolute children about Z (PhysX takes mimic joints between limited
+    revolute joints only); rev0 mimics rev1 when a test says so."""
     st = new_stage()
     body(st, "/World/root")
     body(st, "/World/g0", pos=(-1, 0, 0))
@@ -323,6 +324,9 @@ def gear_pair():
     root_api(st, "/World/fix")
     j0 = joint(st, "/World/rev0", "/World/root", "/World/g0", lp0=(-1, 0, 0))
     j1 = joint(st, "/World/rev1", "/World/root", "/World/g1", lp0=(1, 0, 0))
+    for j in (j0, j1):
+        set_attr(j, "physics:lowerLimit", -170.0)
+        set_attr(j, "physics:upperLimit", 170.0)
     return st, j0, j1
 
 

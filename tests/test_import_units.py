@@ -241,7 +241,10 @@ def test_mimic_joint_physx_units_and_signs():
     joint(st, "/World/fix", "/World/root", None, kind="fixed")
     root_api(st, "/World/fix")
     j0 = joint(st, "/World/rev0", "/World/root", "/World/g0", lp0=(-1, 0, 0))
-    joint(st, "/World/rev1", "/World/g1", "/World/root", lp1=(1, 0, 0))  # reversed w.r.t. the tree
+    j1 = joint(st, "/World/rev1", "/World/g1", "/World/root", lp1=(1, 0, 0))  # reversed w.r.t. the tree
+    for j in (j0, j1):  # PhysX takes mimic joints between limited revolute joints only
+        set_attr(j, "physics:lowerLimit", -170.0)
+        set_attr(j, "physics:upperLimit", 170.0)
     apply(j0, "PhysxMimicJointAPI:rotZ")
     j0.CreateRelationship("physxMimicJoint:rotZ:referenceJoint", custom=False).SetTargets([Sdf.Path("/World/rev1")])
     set_attr(j0, "physxMimicJoint:rotZ:gearing", 5.0)
