@@ -2,12 +2,16 @@
 
 For each island (trees joined by joints outside them; usually one articulation or one free body):
 1. wake it or skip it (sleeping);
-2. per tree, the unconstrained velocity (usdart.core.kernels.smooth; `step_world_rk4`: then the smooth
-   dynamics by four ABA stages, the implicit-damping factor kept for the rows);
-3. fill the island's constraint rows and solve them by PGS (usdart.core.kernels.solver);
-4. per tree, move positions with the position-iteration velocity (RK4: the stages' mean velocity plus
-   the rows' change), store velocities and accelerations, clear the step's link forces, update the link
-   poses, and run the sleep test;
+2. per tree, the unconstrained velocity (usdart.core.kernels.smooth, after PhysX's joint-velocity scaling;
+   `step_world_rk4`: then the smooth dynamics by four ABA stages, the implicit-damping factor kept for the
+   rows) and, for a tree that keeps its momentum, the momentum it must end with;
+3. fill the island's constraint rows and solve them as PhysX does (usdart.core.kernels.solver), by the
+   island's solver (its first tree's TS_SOLVER): PGS sweeps, or TGS substeps (`tgs`: each substep adds its
+   share of the external forces, sweeps the rows once and moves the positions), then velocity iterations;
+4. per tree, store velocities and accelerations, move the positions (PGS: with the position-iteration
+   velocity; RK4: the stages' mean velocity plus the rows' change; TGS: already moved), clear the step's
+   link forces, update the link poses, run the sleep check (usdart.core.kernels.sleep) and keep the
+   momentum;
 5. per tree, the divergence guard (`tree_in_bounds`): a world step returns True when a tree's new state
    is not finite or moves faster than its bound, and the caller stops stepping that world.
 The link poses in the state follow the positions after every step, so a step reads them as they are.
