@@ -34,7 +34,9 @@ This module imports ovphysx lazily: it imports without it; tests call `pytest.im
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -130,34 +132,53 @@ def _dof_signs(joints, links):
     return np.array(signs)
 
 
-def physx_seconds_per_step(stage_path, dt: float, steps: int, solver: str | None = None, repeat: int = 3) -> float:
-    """Best of `repeat` timings of `steps` ovphysx steps (one `step_sync` call each) of the stage, per step."""
+@contextlib.contextmanager
+def _attached(stage_path, dt: float, solver: str | None):
+    """ovphysx (CPU) with the stage attached (`solver` authored on a flattened temporary copy unless None)
+    and stepped once before any tensor binding exists (see "No warm-up" above); yields (physx, the stage
+    path it runs). Callers destroy their bindings inside the block."""
     _setup()
-    import time
-
     import ovstage
     from ovphysx import PhysX
 
     with tempfile.TemporaryDirectory(prefix="physx_runner_") as tmp:
         if solver is not None:
             stage_path = force_solver(stage_path, solver, Path(tmp) / "stage.usda")
-        physx, stage = PhysX(), ovstage.Stage("physx_timing")
+        physx, stage = PhysX(), ovstage.Stage("physx_runner")
         try:
             ovstage.population.open_usd(stage, str(stage_path), ordinal=1, domains=ovstage.PopulationDomain.ALL)
             stage.advance_write_floor(ordinal=1).wait()
             physx.wait_task(physx.attach_ovstage(stage, read_ordinal=1))
             physx.step_sync(dt)
-            best = float("inf")
-            for _ in range(repeat):
-                start = time.perf_counter()
-                for _ in range(steps):
-                    physx.step_sync(dt)
-                best = min(best, time.perf_counter() - start)
+            yield physx, Path(stage_path)
         finally:
             if physx.is_stage_attached(stage):
                 physx.wait_task(physx.detach_ovstage())
             stage.destroy()
             physx.destroy()
+
+
+def _bindings(physx, pattern: str, kinds) -> list:
+    """Tensor bindings of `pattern` (deprecated in ovphysx 0.6, kept through 0.7)."""
+    from ovphysx.types import TensorType
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return [
+            physx.create_tensor_binding(pattern=pattern, tensor_type=TensorType[kind], raise_if_empty=True)
+            for kind in kinds
+        ]
+
+
+def physx_seconds_per_step(stage_path, dt: float, steps: int, solver: str | None = None, repeat: int = 3) -> float:
+    """Best of `repeat` timings of `steps` ovphysx steps (one `step_sync` call each) of the stage, per step."""
+    best = float("inf")
+    with _attached(stage_path, dt, solver) as (physx, _):
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for _ in range(steps):
+                physx.step_sync(dt)
+            best = min(best, time.perf_counter() - start)
     return best / steps
 
 
@@ -166,30 +187,11 @@ def run_physx_bodies(stage_path, dt: float, steps: int, bodies: list[str], solve
     paths `bodies`) after every step: {"time": (S,), "pose": (S, B, 7) as [x, y, z, qw, qx, qy, qz]}."""
     if steps < 1:
         raise ValueError(f"steps must be at least 1, not {steps}")
-    _setup()
-    import ovstage
-    from ovphysx import PhysX
-    from ovphysx.types import TensorType
-
-    with tempfile.TemporaryDirectory(prefix="physx_runner_") as tmp:
-        if solver is not None:
-            stage_path = force_solver(stage_path, solver, Path(tmp) / "stage.usda")
-        physx, stage, bindings = PhysX(), ovstage.Stage("physx_bodies"), []
+    P = np.zeros((steps, len(bodies), 7))
+    with _attached(stage_path, dt, solver) as (physx, _):
+        bindings = [b for path in bodies for b in _bindings(physx, path, ["RIGID_BODY_POSE"])]
         try:
-            ovstage.population.open_usd(stage, str(stage_path), ordinal=1, domains=ovstage.PopulationDomain.ALL)
-            stage.advance_write_floor(ordinal=1).wait()
-            physx.wait_task(physx.attach_ovstage(stage, read_ordinal=1))
-            physx.step_sync(dt)  # before any binding exists: see "No warm-up" above
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                for path in bodies:
-                    bindings.append(
-                        physx.create_tensor_binding(
-                            pattern=path, tensor_type=TensorType.RIGID_BODY_POSE, raise_if_empty=True
-                        )
-                    )
             buffers = [np.zeros(b.shape, np.float32) for b in bindings]
-            P = np.zeros((steps, len(bodies), 7))
             for k in range(steps):
                 if k:
                     physx.step_sync(dt)
@@ -199,10 +201,6 @@ def run_physx_bodies(stage_path, dt: float, steps: int, bodies: list[str], solve
         finally:
             for b in bindings:
                 b.destroy()
-            if physx.is_stage_attached(stage):
-                physx.wait_task(physx.detach_ovstage())
-            stage.destroy()
-            physx.destroy()
     return {"time": dt * np.arange(1, steps + 1), "pose": P}
 
 
@@ -221,29 +219,11 @@ def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", art
     """
     if steps < 1:
         raise ValueError(f"steps must be at least 1, not {steps}")
-    _setup()
-    import ovstage
-    from ovphysx import PhysX
-    from ovphysx.types import TensorType
-
-    with tempfile.TemporaryDirectory(prefix="physx_runner_") as tmp:
-        if solver is not None:
-            stage_path = force_solver(stage_path, solver, Path(tmp) / "stage.usda")
-        usd, root, by_name = _prims(stage_path, articulation)  # `usd` keeps the prims in by_name alive
-        physx = PhysX()
-        stage = ovstage.Stage("physx_runner")
-        bindings = []
+    with _attached(stage_path, dt, solver) as (physx, path):
+        usd, root, by_name = _prims(path, articulation)  # `usd` keeps the prims in by_name alive
+        kinds = ("ARTICULATION_DOF_POSITION", "ARTICULATION_DOF_VELOCITY", "ARTICULATION_LINK_POSE")
+        bindings = _bindings(physx, root, kinds)
         try:
-            ovstage.population.open_usd(stage, str(stage_path), ordinal=1, domains=ovstage.PopulationDomain.ALL)
-            stage.advance_write_floor(ordinal=1).wait()
-            physx.wait_task(physx.attach_ovstage(stage, read_ordinal=1))
-            physx.step_sync(dt)  # before any binding exists: see "No warm-up" above
-            with warnings.catch_warnings():  # tensor bindings: deprecated in 0.6, kept through 0.7
-                warnings.simplefilter("ignore", DeprecationWarning)
-                for kind in ("ARTICULATION_DOF_POSITION", "ARTICULATION_DOF_VELOCITY", "ARTICULATION_LINK_POSE"):
-                    bindings.append(
-                        physx.create_tensor_binding(pattern=root, tensor_type=TensorType[kind], raise_if_empty=True)
-                    )
             q_b, qd_b, pose_b = bindings
             if q_b.count != 1:
                 raise ValueError(f"{root}: matches {q_b.count} articulations in PhysX, expected 1")
@@ -263,10 +243,6 @@ def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", art
         finally:
             for b in bindings:
                 b.destroy()
-            if physx.is_stage_attached(stage):
-                physx.wait_task(physx.detach_ovstage())
-            stage.destroy()
-            physx.destroy()
     return {
         "time": dt * np.arange(1, steps + 1),
         "joint_position": Q,

@@ -445,7 +445,7 @@ def tgs(m, st, ctl, ws, w, isl, dt):
     and link damping act at the step start), one sweep of the rows, and the positions moved by h with the
     velocity it leaves; then the velocity iterations. Leaves the final velocity in ws.gvel, the
     step-averaged velocity in ws.gvel_pos, and the positions moved (the link poses still the step start's)."""
-    trees, lk, dofs, tr = m.trees, m.links, m.dofs, m.trees.tree
+    trees, dofs, tr = m.trees, m.dofs, m.trees.tree
     island, members = trees.island, trees.island_trees
     e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
     n = island[isl, I_POSITION_ITERATIONS]
@@ -492,22 +492,7 @@ def tgs(m, st, ctl, ws, w, isl, dt):
         )
         for e in range(e0, e1):
             t = members[e]
-            integrate_positions(
-                lk.link,
-                dofs.dof,
-                dofs.dof_par,
-                lk.link_vec,
-                tr[t, T_LINK0],
-                tr[t, T_LINK1],
-                tr[t, T_V0],
-                tr[t, T_ROOT] == 6,
-                h,
-                gvel,
-                st.q[w],
-                st.joint_quat[w],
-                st.root_pos[w, t],
-                st.root_quat[w, t],
-            )
+            move_positions(m, st, w, t, h, gvel)
             for a in range(tr[t, T_V0], tr[t, T_V1]):
                 moved[a] += gvel[a] * h
     velocity_iterations(
@@ -552,8 +537,9 @@ def finish_velocities(m, st, ws, w, t, dt, may_sleep):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def euler_positions(m, st, ws, w, t, dt):
-    """Positions of tree t moved with the position-iteration velocity (PhysX PGS)."""
+def move_positions(m, st, w, t, dt, vel):
+    """Positions of tree t moved by dt with the generalized velocity vel (PGS: the position-iteration
+    velocity over the step; TGS: the substep's velocity over the substep)."""
     lk, dofs, tr = m.links, m.dofs, m.trees.tree
     integrate_positions(
         lk.link,
@@ -565,7 +551,7 @@ def euler_positions(m, st, ws, w, t, dt):
         tr[t, T_V0],
         tr[t, T_ROOT] == 6,
         dt,
-        ws.gvel_pos[w],
+        vel,
         st.q[w],
         st.joint_quat[w],
         st.root_pos[w, t],
@@ -635,7 +621,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
         for e in range(e0, e1):
             finish_velocities(m, st, ws, w, members[e], dt, alone)
             if not use_tgs:
-                euler_positions(m, st, ws, w, members[e], dt)
+                move_positions(m, st, w, members[e], dt, ws.gvel_pos[w])
             finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
             keep(m, ctl, st, ws, w, members[e], dt)
             if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
