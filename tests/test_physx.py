@@ -646,7 +646,13 @@ def Xform "World"
     }
 }
 """
+LOCK = "float limit:{0}:physics:low = 1\n        float limit:{0}:physics:high = -1"
+D6_LOCKS = ["transX", "transY", "rotX", "rotY"]  # free: transZ and rotZ, a cylindrical joint about Z
 HUNG_JOINTS = {
+    "D6 cylindrical": (
+        'PhysicsJoint "joint" (prepend apiSchemas = [' + ", ".join(f'"PhysicsLimitAPI:{a}"' for a in D6_LOCKS) + "])\n",
+        "\n        ".join(LOCK.format(a) for a in D6_LOCKS),
+    ),
     "revolute": ("PhysicsRevoluteJoint", 'uniform token physics:axis = "Y"'),  # swings about Y
     "prismatic": ("PhysicsPrismaticJoint", 'uniform token physics:axis = "Z"'),  # falls along Z
     "spherical": ("PhysicsSphericalJoint", 'uniform token physics:axis = "X"'),  # swings as the revolute
@@ -669,14 +675,23 @@ HUNG_XFAIL = {
 def test_a_free_body_hung_from_the_world_moves_as_in_physx(tmp_path, kind, solver, request):
     """A 1 kg body hung from the world by each joint kind, outside any articulation (PhysX's maximal-
     coordinate joint rows; usdart's joint rows between a one-link tree and the world): its pose over 2 s
-    at 60 Hz, to 1e-4 m. The welded body is held exactly (2e-10 m) because a joint's rows are made
+    at 60 Hz, to 1e-4 m (a D6 with free linear and angular axes too: PhysX simulates any D6 there). The
+    welded body is held exactly (2e-10 m) because a joint's rows are made
     independent as PhysX makes them (without that, Gauss-Seidel let it sag 5.9e-4 m in a step). Where it
     does not agree yet, the measured gap is the xfail reason."""
     if (kind, solver) in HUNG_XFAIL:
         request.applymarker(pytest.mark.xfail(strict=True, reason=HUNG_XFAIL[kind, solver]))
     joint_type, axis = HUNG_JOINTS[kind]
-    path = tmp_path / f"hung_{kind}_{solver}.usda"
-    path.write_text(HUNG_BODY.replace("SOLVER", solver).replace("JOINT", joint_type).replace("AXIS", axis))
+    path = tmp_path / f"hung_{kind.replace(' ', '_')}_{solver}.usda"
+    text = HUNG_BODY.replace("SOLVER", solver).replace("AXIS", axis)
+    if joint_type.startswith("PhysicsJoint"):  # a D6: its declaration carries the limit APIs; thrown up its
+        text = text.replace('def JOINT "joint"\n', "def " + joint_type)  # free axis and spun about locked
+        text = text.replace(  # ones, which the joint stops (falling freely alone would look the same)
+            "double3 xformOp:translate = (1, 0, 0)",
+            "vector3f physics:velocity = (0, 0, 2)\n        vector3f physics:angularVelocity = (90, 90, 0)\n"
+            "        double3 xformOp:translate = (1, 0, 0)",
+        )
+    path.write_text(text.replace("JOINT", joint_type))
     rate, steps = 60, round(DURATION * 60)
     theirs = run_physx_bodies(path, 1.0 / rate, steps, ["/World/box"])["pose"][:, 0]
     scene = usdart.load(str(path))

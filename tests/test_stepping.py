@@ -483,3 +483,18 @@ def test_free_body_pinned_to_the_world_is_a_pendulum():
     k_45 = 1.8540746773013719  # complete elliptic integral of the first kind, K(sin 45 deg)
     period = 4 * math.sqrt(length / 9.81) * k_45
     assert 2 * (crossings[1] - crossings[0]) == pytest.approx(period, rel=5e-3)
+
+
+def test_limits_of_a_joint_outside_articulations_are_reported_not_dropped_silently():
+    """A free body hinged to the world with limits: the hinge's locked axes are rows, its limits are not yet;
+    the scene says so, naming the joint (a limited hinge inside an articulation says nothing)."""
+    st = new_stage()
+    body(st, "/World/bob", pos=(1.0, 0, 0))
+    pin = joint(st, "/World/pin", None, "/World/bob", axis="Y", lp1=(-1.0, 0, 0))
+    set_attr(pin, "physics:lowerLimit", -10.0)
+    set_attr(pin, "physics:upperLimit", 10.0)
+    scene = load(st)
+    assert scene.constraints == ["/World/pin"]
+    assert any(w.startswith("/World/pin: a joint outside an articulation's tree") for w in scene.warnings)
+    root_api(st, "/World")
+    assert not any("outside an articulation" in w for w in load(st).warnings)

@@ -241,10 +241,26 @@ class Scene:
 
     @property
     def warnings(self) -> list[str]:
-        return list(self.description.warnings) + [
+        unsimulated = [
             f"{path}: distance joint, or joint to a kinematic or unknown body: imported but not simulated yet"
             for path in self._unsimulated
         ]
+        return list(self.description.warnings) + unsimulated + self._locked_axes_only()
+
+    def _locked_axes_only(self) -> list[str]:
+        """Joints outside articulation trees are solved as rows of their locked axes: the limits and drives
+        of their free axes are not simulated yet (said, not dropped silently)."""
+        out = []
+        for path in self.description.constraints:
+            joint = self.description.joints.get(path)
+            if joint is None or path in self._unsimulated:
+                continue
+            if any(d.drive is not None or np.isfinite(d.lower) or np.isfinite(d.upper) for d in joint.dofs):
+                out.append(
+                    f"{path}: a joint outside an articulation's tree is simulated by its locked axes; the limits "
+                    "and drives of its free axes are not simulated yet"
+                )
+        return out
 
     @property
     def free_bodies(self) -> list[str]:

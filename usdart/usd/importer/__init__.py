@@ -20,7 +20,14 @@ from ..schema_plugin import register as _register_schema_plugin
 from .bodies import read_body
 from .coupling import ArticulationCouplings, articulation_settings
 from .diagnostics import collected_usd_reports
-from .joints import BodyResolver, joint_kind, read_joint, warn_open_constraints, warn_separated_frames
+from .joints import (
+    BodyResolver,
+    check_articulation_joint,
+    joint_kind,
+    read_joint,
+    warn_open_constraints,
+    warn_separated_frames,
+)
 from .stage_settings import open_stage, read_settings, stage_file
 from .topology import Topology, check_free_body
 from .transforms import WorldTransforms, check_ops
@@ -130,6 +137,9 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
     articulations, tree_joints = topology.build(sorted(set(api_paths)))
     articulations.sort(key=lambda a: a.root_link)
     for art in articulations:
+        for joint in art.joints:
+            if joint is not None:
+                check_articulation_joint(joint)
         articulation_settings(stage.GetPrimAtPath(art.api_prim), art, settings)
         couplings = ArticulationCouplings(stage, art, settings, warnings)
         art.mimic_joints = couplings.mimic_joints()

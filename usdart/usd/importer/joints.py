@@ -164,6 +164,21 @@ def _warn_joint_api_ignored(prim, schemas, settings: SceneSettings, warnings) ->
         )
 
 
+def check_articulation_joint(joint: JointDesc) -> None:
+    """A joint of an articulation's tree moves along up to three rotational axes or exactly one linear axis
+    (PhysX's articulation joints); any D6 may join bodies outside articulations (its locked axes are rows)."""
+    n_rot = sum(d.axis in ANGULAR_AXES for d in joint.dofs)
+    n_lin = sum(d.axis in LINEAR_AXES for d in joint.dofs)
+    if n_lin > 1 or (n_lin == 1 and n_rot > 0):
+        free = ", ".join(d.axis for d in joint.dofs)
+        raise PhysicsImportError(
+            joint.path,
+            f"D6 joint with free axes [{free}] in an articulation: articulation joints support up to "
+            "three rotational axes or exactly one linear axis (lock the others with PhysicsLimitAPI low > high, "
+            "or exclude the joint from the articulation)",
+        )
+
+
 def _check_spherical_state(joint: JointDesc) -> None:
     """A joint with several rotational DOFs is a spherical articulation joint, whose coordinates PhysX keeps
     in [-180, 180] degrees: a JointStateAPI position outside is not a pose it can start from."""
@@ -217,16 +232,6 @@ def _d6_dofs(prim, schemas, settings: SceneSettings, warnings) -> list[DofDesc]:
                 continue  # locked axis
         scale = DEG if axis in ANGULAR_AXES else settings.meters_per_unit
         dofs.append(DofDesc(name=path, axis=axis, lower=lower * scale, upper=upper * scale, usd_instance=axis))
-    n_rot = sum(d.axis in ANGULAR_AXES for d in dofs)
-    n_lin = sum(d.axis in LINEAR_AXES for d in dofs)
-    if n_lin > 1 or (n_lin == 1 and n_rot > 0):
-        free = ", ".join(d.axis for d in dofs)
-        raise PhysicsImportError(
-            path,
-            f"D6 joint with free axes [{free}]: articulation joints support up to "
-            "three rotational axes or exactly one linear axis (lock the others with "
-            "PhysicsLimitAPI low > high)",
-        )
     if len(dofs) > 1:
         for d in dofs:
             d.name = f"{path}:{d.axis}"
