@@ -572,3 +572,12 @@ def test_single_axis_ops_are_numbers(tmp_path):
     stage = pendulum(tmp_path, link=f"double xformOp:translateZ = 0.5\nfloat xformOp:rotateX = 90\n{order}")
     scene = usdart.load(str(stage))
     assert scene.description.bodies["/World/arm/link"].pose.position == pytest.approx([1, 0, 0.5])
+
+
+def test_a_negative_cfm_scale_is_refused_naming_the_body(tmp_path):
+    """physxRigidBody:cfmScale weakens constraint rows by adding to their response (PhysX's cfm): a negative
+    one would make them divide by a response near or below zero."""
+    stage = pendulum(tmp_path, link="float physxRigidBody:cfmScale = -5")
+    with pytest.raises(usdart.UsdartError, match="physxRigidBody:cfmScale") as err:
+        usdart.load(str(stage))
+    assert err.value.prim_path.endswith("link")

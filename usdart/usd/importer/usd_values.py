@@ -205,6 +205,8 @@ _MINIMUM = dict.fromkeys(
         "physxRigidBody:maxAngularVelocity",
         "physxRigidBody:sleepThreshold",
         "physxRigidBody:stabilizationThreshold",
+        "physxRigidBody:cfmScale",
+        "physxRigidBody:solverVelocityIterationCount",
         "physxArticulation:sleepThreshold",
         "physxArticulation:stabilizationThreshold",
         "physxArticulation:solverVelocityIterationCount",
