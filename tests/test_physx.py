@@ -38,7 +38,8 @@ DURATION = 2.0
 RATES = (60, 240)
 NO_SELF_COLLISIONS = " without self-collisions"
 
-STAGE = """#usda 1.0
+# a metre-kilogram stage, gravity 9.81 down Z, the solver to author in place of SOLVER
+SCENE = """#usda 1.0
 (
     kilogramsPerUnit = 1
     metersPerUnit = 1
@@ -52,6 +53,10 @@ def Xform "World"
         float physics:gravityMagnitude = 9.81
         uniform token physxScene:solverType = "SOLVER"
     }
+"""
+STAGE = (
+    SCENE
+    + """\
     def Xform "arm" (prepend apiSchemas = ["PhysicsArticulationRootAPI"])
     {
         def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"])
@@ -76,6 +81,7 @@ HINGE
     }
 }
 """
+)
 BODY = """            float physics:mass = 1
             float3 physics:diagonalInertia = (0.1, 0.1, 0.1)
             float physxRigidBody:linearDamping = 0
@@ -613,20 +619,9 @@ def test_corpus_panda_first_steps_match_physx_and_its_newton_mimic_is_ignored(tm
 
 
 # ---- joints outside articulations: a free body hung from the world -------------------------------------------
-HUNG_BODY = """#usda 1.0
-(
-    kilogramsPerUnit = 1
-    metersPerUnit = 1
-    upAxis = "Z"
-)
-def Xform "World"
-{
-    def PhysicsScene "scene" (prepend apiSchemas = ["PhysxSceneAPI"])
-    {
-        vector3f physics:gravityDirection = (0, 0, -1)
-        float physics:gravityMagnitude = 9.81
-        uniform token physxScene:solverType = "SOLVER"
-    }
+HUNG_BODY = (
+    SCENE
+    + """\
     def Xform "box" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"])
     {
         float physics:mass = 1
@@ -646,6 +641,7 @@ def Xform "World"
     }
 }
 """
+)
 LOCK = "float limit:{0}:physics:low = 1\n        float limit:{0}:physics:high = -1"
 D6_LOCKS = ["transX", "transY", "rotX", "rotY"]  # free: transZ and rotZ, a cylindrical joint about Z
 HUNG_JOINTS = {

@@ -33,6 +33,82 @@ def scale_joint_velocities(dof_par, d0, d1, qd):
 
 
 @njit(cache=True, _nrt=False)
+def smooth_acceleration(
+    link,
+    dof,
+    dof_par,
+    link_vec,
+    v_parent,
+    v_h,
+    l0,
+    l1,
+    d0,
+    d1,
+    v0,
+    v1,
+    floating,
+    c,
+    rot,
+    pos,
+    motion,
+    body_mass,
+    body_moment,
+    body_inertia,
+    qd,
+    root_vel,
+    vel_scale,
+    gravity,
+    joint_force,
+    wrench,
+    vel,
+    acc,
+    force,
+    scratch,
+    H,
+    gen,
+):
+    """gen[v0:v1] = M'^-1 (joint forces - h - vel_scale D qd): h the RNEA bias with gravity, the link
+    forces `wrench` and, at vel_scale 1, the velocity products and the passive damping D (at 0 neither).
+    Needs the poses, inertias, link velocities `vel` and the factor of M' in H."""
+    # h with qdd = 0: RNEA reads no accelerations when acc_scale is 0 (gen doubles as the dummy input)
+    rnea(
+        link,
+        dof,
+        link_vec,
+        l0,
+        l1,
+        v0,
+        floating,
+        c,
+        rot,
+        pos,
+        motion,
+        body_mass,
+        body_moment,
+        body_inertia,
+        qd,
+        qd,
+        root_vel,
+        root_vel,
+        vel_scale,
+        0.0,
+        gravity,
+        wrench,
+        vel,
+        acc,
+        force,
+        scratch,
+        gen,
+    )
+    for a in range(6 if floating else 0):
+        gen[v0 + a] = -gen[v0 + a]
+    for k in range(d0, d1):
+        g = dof[k, D_V]
+        gen[g] = joint_force[k] - gen[g] - vel_scale * dof_par[k, DP_DAMPING] * qd[k]
+    solve(v_parent, v_h, v0, v1, H, gen, v0)
+
+
+@njit(cache=True, _nrt=False)
 def unconstrained_velocity(
     link,
     dof,
@@ -107,14 +183,20 @@ def unconstrained_velocity(
     )
     for k in range(d0, d1):
         H[v_h[dof[k, D_V]]] += dof_par[k, DP_ARMATURE] + dt * dof_par[k, DP_DAMPING]
-    # h with qdd = 0: RNEA reads no accelerations when acc_scale is 0 (gen doubles as the dummy input)
-    rnea(
+    factor(v_parent, v_h, v0, v1, H)
+    smooth_acceleration(
         link,
         dof,
+        dof_par,
         link_vec,
+        v_parent,
+        v_h,
         l0,
         l1,
+        d0,
+        d1,
         v0,
+        v1,
         floating,
         c,
         rot,
@@ -124,28 +206,22 @@ def unconstrained_velocity(
         body_moment,
         body_inertia,
         qd,
-        qd,
-        root_vel,
         root_vel,
         1.0,
-        0.0,
         gravity,
+        joint_force,
         wrench,
         vel,
         acc,
         force,
         scratch,
+        H,
         gen,
     )
     for a in range(6 if floating else 0):
-        gen[v0 + a] = -gen[v0 + a]
         gvel_start[v0 + a] = root_vel[a]
     for k in range(d0, d1):
-        g = dof[k, D_V]
-        gen[g] = joint_force[k] - gen[g] - dof_par[k, DP_DAMPING] * qd[k]
-        gvel_start[g] = qd[k]
-    factor(v_parent, v_h, v0, v1, H)
-    solve(v_parent, v_h, v0, v1, H, gen, v0)
+        gvel_start[dof[k, D_V]] = qd[k]
     for a in range(v0, v1):
         gvel[a] = gvel_start[a] + dt * gen[a]
 
@@ -154,6 +230,7 @@ def unconstrained_velocity(
 def external_velocity_change(
     link,
     dof,
+    dof_par,
     link_vec,
     link_par,
     v_parent,
@@ -194,13 +271,19 @@ def external_velocity_change(
     if floating:
         root_com(link_vec, rot, pos, l0, c)
     external_wrenches(link_par, l0, l1, gravity, user_wrench, ext_wrench)
-    rnea(
+    smooth_acceleration(
         link,
         dof,
+        dof_par,
         link_vec,
+        v_parent,
+        v_h,
         l0,
         l1,
+        d0,
+        d1,
         v0,
+        v1,
         floating,
         c,
         rot,
@@ -210,24 +293,17 @@ def external_velocity_change(
         body_moment,
         body_inertia,
         qd,
-        qd,
         root_vel,
-        root_vel,
-        0.0,
         0.0,
         gravity,
+        joint_force,
         ext_wrench,
         vel,
         acc,
         force,
         scratch,
+        H,
         gen,
     )
-    for a in range(6 if floating else 0):
-        gen[v0 + a] = -gen[v0 + a]
-    for k in range(d0, d1):
-        g = dof[k, D_V]
-        gen[g] = joint_force[k] - gen[g]
-    solve(v_parent, v_h, v0, v1, H, gen, v0)
     for a in range(v0, v1):
         out[a] = dt * gen[a]

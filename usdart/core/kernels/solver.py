@@ -459,34 +459,44 @@ def tgs_bias(position_iterations):
 
 
 @njit(cache=True, _nrt=False)
+def tgs_sweep(trees, dofs, couplings, isl, dt, span, it, joint_force, row_value, resp, jac, gvel, moved):
+    """One TGS pass over island isl's rows: iteration `it` of the step (a substep while it is below the
+    island's N position iterations, at it dt / N seconds; else a velocity iteration), h = dt / N, bias
+    2 / sqrt N (joint rows: at most 1); span as `sweep`'s. Returns the largest velocity change."""
+    island = trees.island
+    n = island[isl, I_POSITION_ITERATIONS]
+    h, erp = dt / n, tgs_bias(n)
+    return sweep(
+        trees,
+        dofs,
+        couplings,
+        island[isl, I_ROW0],
+        island[isl, I_ROW1],
+        dt,
+        h,
+        erp,
+        min(erp, 1.0),
+        float(SOLVER_TGS),
+        span,
+        min(it, n) * h,
+        it,
+        n,
+        joint_force,
+        row_value,
+        resp,
+        jac,
+        gvel,
+        moved,
+    )
+
+
+@njit(cache=True, _nrt=False)
 def velocity_iterations(trees, dofs, couplings, isl, dt, joint_force, row_value, resp, jac, gvel, moved):
     """TGS's velocity iterations after the island's substeps (at least one, as in PGS); `moved`: the
     displacement of the whole step."""
     island = trees.island
     n = island[isl, I_POSITION_ITERATIONS]
-    h, erp = dt / n, tgs_bias(n)
     for it in range(n, n + max(island[isl, I_VELOCITY_ITERATIONS], 1)):
-        largest = sweep(
-            trees,
-            dofs,
-            couplings,
-            island[isl, I_ROW0],
-            island[isl, I_ROW1],
-            dt,
-            h,
-            erp,
-            min(erp, 1.0),
-            float(SOLVER_TGS),
-            0.0,
-            dt,
-            it,
-            n,
-            joint_force,
-            row_value,
-            resp,
-            jac,
-            gvel,
-            moved,
-        )
+        largest = tgs_sweep(trees, dofs, couplings, isl, dt, 0.0, it, joint_force, row_value, resp, jac, gvel, moved)
         if largest < CONVERGED:
             break

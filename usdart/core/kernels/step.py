@@ -53,7 +53,7 @@ from .kinematics import link_velocities, posed_frames, root_com, tree_poses, wor
 from .momentum import aim_momentum, keep_momentum
 from .sleep import falls_asleep, motion_velocities, pushed, wake_links
 from .smooth import external_velocity_change, unconstrained_velocity
-from .solver import fill_rows, solve_island, sweep, tgs_bias, velocity_iterations
+from .solver import fill_rows, solve_island, tgs_sweep, velocity_iterations
 
 _FLOAT_MAX = 1.7976931348623157e308  # finite: |x| <= the largest double (inf and NaN fail)
 
@@ -403,6 +403,7 @@ def external_change(m, st, ctl, ws, w, t, dt):
     external_velocity_change(
         lk.link,
         dofs.dof,
+        dofs.dof_par,
         lk.link_vec,
         lk.link_par,
         trees.v_parent,
@@ -450,7 +451,6 @@ def tgs(m, st, ctl, ws, w, isl, dt):
     e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
     n = island[isl, I_POSITION_ITERATIONS]
     h = dt / n
-    erp = tgs_bias(n)
     gvel, change, moved = ws.gvel[w], ws.substep_change[w], ws.gvel_pos[w]
     spread = ctl.tree_settings[members[e0], TS_SUBSTEP_FORCES] != 0.0
     for e in range(e0, e1):
@@ -468,21 +468,14 @@ def tgs(m, st, ctl, ws, w, isl, dt):
         for e in range(e0, e1):
             for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
                 gvel[a] += change[a]
-        sweep(
+        tgs_sweep(
             trees,
             dofs,
             m.couplings,
-            island[isl, I_ROW0],
-            island[isl, I_ROW1],
+            isl,
             dt,
-            h,
-            erp,
-            min(erp, 1.0),
-            float(SOLVER_TGS),
             h if spread else 0.0,
-            s * h,
             s,
-            n,
             ctl.joint_force[w],
             ws.row_value[w],
             ws.resp[w],
@@ -504,16 +497,17 @@ def tgs(m, st, ctl, ws, w, isl, dt):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def finish_velocities(m, st, ws, w, t, dt, may_sleep):
-    """Final velocities and accelerations of tree t; when it may sleep, its links' motion velocities of the
-    step into ws.acc (from ws.gvel_pos, at the step-start poses: before the positions move)."""
+def finish_velocities(m, st, ctl, ws, w, t, dt, may_sleep):
+    """Final velocities and accelerations of tree t; when its sleep check will run (end_poses: it may
+    sleep, has a threshold, and is not about to sleep already), its links' motion velocities of the step
+    into ws.acc (from ws.gvel_pos, at the step-start poses: before the positions move)."""
     lk, dofs, tr = m.links, m.dofs, m.trees.tree
     end_velocities(
         dofs.dof, tr, t, dt, ws.gvel[w], ws.gvel_start[w], st.qd[w], st.qdd[w], st.root_vel[w], st.root_acc[w]
     )
-    if not may_sleep:
-        return
     l0, d0, v0 = tr[t, T_LINK0], tr[t, T_DOF0], tr[t, T_V0]
+    if not (may_sleep and ctl.tree_settings[t, TS_SLEEP_THRESHOLD] > 0.0 and st.link_wake[w, l0] != 0.0):
+        return
     floating = tr[t, T_ROOT] == 6
     c = ws.vec[w, 4]
     if floating:
@@ -619,7 +613,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
         else:
             pgs(m, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
-            finish_velocities(m, st, ws, w, members[e], dt, alone)
+            finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
             if not use_tgs:
                 move_positions(m, st, w, members[e], dt, ws.gvel_pos[w])
             finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
@@ -873,7 +867,7 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
         fill_island(m, st, ctl, ws, w, isl, dt, dt, float(SOLVER_PGS))
         pgs(m, ctl, ws, w, isl, dt)
         for e in range(e0, e1):
-            finish_velocities(m, st, ws, w, members[e], dt, alone)
+            finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
             rk4_positions(m, st, ws, w, members[e], dt)
             finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
             keep(m, ctl, st, ws, w, members[e], dt)
