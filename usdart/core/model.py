@@ -347,7 +347,7 @@ def _row_table(trees, tree, joints, islands, dof_start):
                 rows.append([L.ROW_MIMIC, mimic_base[t] + s, 0, t, -1, take("resp", nv), -1, take("jac", nv)])
             for e in by_tree.get(t, []):
                 joint_rows(e)
-            for k in range(m.n_dofs)[::-1] if __import__("os").environ.get("REV") else range(m.n_dofs):
+            for k in range(m.n_dofs):
                 kinds = []
                 if m.drive_mode[k] != L.DRIVE_NONE and m.drive_max_force[k] > 0:
                     kinds.append(L.ROW_DRIVE)
