@@ -13,7 +13,6 @@ MuJoCo's do not, so angles compare modulo 2 pi.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 from functools import cache
@@ -29,9 +28,15 @@ import usdart
 from usdart import CacheFlag
 from usdart.core.frames import quat_to_matrix
 
-# bodies without PhysxRigidBodyAPI as UsdPhysics alone has them
-# (MuJoCo's models have no PhysX body damping or velocity limits)
-load = functools.partial(usdart.load, semantics="newton")
+
+def load(*args, **kwargs):
+    """Bodies without PhysxRigidBodyAPI as UsdPhysics alone has them (MuJoCo's models have no PhysX body
+    damping or velocity limits), and no contacts: the twins and the stored references have none (the ant's
+    torso overlaps its upper legs, which PhysX would push apart)."""
+    scene = usdart.load(*args, semantics="newton", **kwargs)
+    scene.contacts = False
+    return scene
+
 
 DATA = Path(__file__).parent / "data"
 ROBOTS = {

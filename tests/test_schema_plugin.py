@@ -243,6 +243,8 @@ DUMP = textwrap.dedent("""
             return {k: plain(v) for k, v in x.items()}
         if isinstance(x, (list, tuple)):
             return [plain(v) for v in x]
+        if isinstance(x, (set, frozenset)):
+            return sorted(plain(v) for v in x)
         if isinstance(x, np.ndarray):
             return plain(x.tolist())
         return repr(x) if isinstance(x, float) else x

@@ -12,6 +12,7 @@ from .core.articulation_model import build_articulation_model, locked_axes
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
 from .core.model import build_model, closed_trees, constraint_joint
+from .core.shapes import build_shapes
 from .core.state import set_initial_state, zeros_control, zeros_state
 from .errors import UsdartError
 from .usd.importer import read_stage
@@ -42,6 +43,17 @@ class Scene:
         ]
         crossing = self._crossing_joints(descs)
         model = build_model(trees, [constraint_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
+        first_link = model.trees.tree[:, L.T_LINK0]
+        where = {link: (t, int(first_link[t]) + k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
+        model = model._replace(
+            shapes=build_shapes(
+                description,
+                where,
+                model.trees.tree,
+                [d.self_collisions for d in descs],
+                [t < len(description.articulations) for t in range(len(descs))],
+            )
+        )
         self._engine = engine = Engine(model, self.worlds)
         self._descs, self._trees = descs, trees
         self._write_initial_state(engine.state, engine.control)
@@ -123,6 +135,16 @@ class Scene:
     @external_forces_every_iteration.setter
     def external_forces_every_iteration(self, value: bool) -> None:
         self._engine.control.tree_settings[:, L.TS_SUBSTEP_FORCES] = bool(value)
+
+    @property
+    def contacts(self) -> bool:
+        """Whether shapes collide (True: every collider of the stage, as PhysX; False: no contacts at all,
+        e.g. to compare dynamics with a simulator that has none)."""
+        return bool(self._engine.control.tree_settings[:, L.TS_CONTACTS].all())
+
+    @contacts.setter
+    def contacts(self, value: bool) -> None:
+        self._engine.control.tree_settings[:, L.TS_CONTACTS] = bool(value)
 
     def _write_initial_state(self, state, control) -> None:
         """Every tree's authored initial state (poses, joint states, velocities, drive targets) into every

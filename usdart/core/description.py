@@ -39,6 +39,11 @@ class SceneSettings:
     solver: str = "TGS"  # "TGS" or "PGS" (physxScene:solverType; usdart.usd.importer.stage_settings)
     # TGS: external forces act in every substep (physxScene:enableExternalForcesEveryIteration)
     external_forces_every_iteration: bool = True
+    # contacts (PhysxSceneAPI; usdart.usd.importer.colliders): no bounce at or below this approach speed (m/s)
+    bounce_threshold: float = 1e-6
+    friction_offset_threshold: float = 0.04  # m: contacts farther apart than this carry no friction anchor
+    friction_correlation_distance: float = 0.025  # m
+    invert_collision_group_filter: bool = False
 
 
 @dataclass
@@ -63,6 +68,8 @@ class BodyDesc:
     # a free body's solver iterations (PhysxRigidBodyAPI's; an articulation's are PhysxArticulationAPI's)
     solver_position_iterations: int = 16
     solver_velocity_iterations: int = 1
+    max_depenetration_velocity: float = 3.0  # m/s: contacts push overlapping shapes apart no faster
+    max_contact_impulse: float = np.inf  # N s, per contact point
 
 
 @dataclass
@@ -243,6 +250,36 @@ class ArticulationDesc:
         return [d for j in self.joints if j is not None for d in j.dofs]
 
 
+COMBINE_MODES = ("average", "min", "multiply", "max")  # PhysX's order: the pair takes the larger of its two
+
+
+@dataclass
+class MaterialDesc:
+    """Contact material (UsdPhysics MaterialAPI + PhysxMaterialAPI); the default is PhysX's scene default."""
+
+    static_friction: float = 0.5
+    dynamic_friction: float = 0.5
+    restitution: float = 0.0
+    friction_combine: str = "average"
+    restitution_combine: str = "average"
+
+
+@dataclass
+class ColliderDesc:
+    """A collision shape in its body's frame (`body` None: static, in world). Its local X axis is a capsule's
+    axis or a plane's normal (PhysX's convention); sizes in metres with the world scale baked in."""
+
+    path: str
+    body: str | None
+    shape: str  # "sphere", "box", "capsule" or "plane"
+    pose: Pose
+    size: np.ndarray  # box: half extents; sphere: (radius, 0, 0); capsule: (radius, half height, 0)
+    material: MaterialDesc
+    contact_offset: float  # m: contacts begin this far apart (pairs add their shapes' offsets)
+    rest_offset: float  # m: the gap the solver holds at rest (pairs add theirs)
+    group: int = -1  # index into SceneDescription.collision_groups, -1: in no group
+
+
 @dataclass
 class SceneDescription:
     settings: SceneSettings
@@ -252,3 +289,10 @@ class SceneDescription:
     free_bodies: list[str]
     constraints: list[str]  # joints solved as constraints (loop joints, joints between articulations/free bodies)
     warnings: list[str]
+    colliders: list[ColliderDesc] = field(default_factory=list)
+    # contact filtering: group pairs that never collide (indices into collision_groups), collider path pairs
+    collision_groups: list[str] = field(default_factory=list)
+    filtered_groups: set[tuple[int, int]] = field(default_factory=set)
+    filtered_pairs: set[tuple[str, str]] = field(default_factory=set)
+    # bodies joined by a joint outside the articulation trees whose physics:collisionEnabled is false
+    jointed_pairs: set[tuple[str, str]] = field(default_factory=set)

@@ -100,7 +100,8 @@ MP_GEARING, MP_OFFSET, MP_FREQUENCY, MP_DAMPING_RATIO = range(4)
 # control.tree_settings (n_trees, 6) float: what users may change between steps
 # (TS_CONSERVE_MOMENTUM: 1 where the step keeps a floating tree's momentum, usdart.core.kernels.momentum;
 # TS_SOLVER: SOLVER_PGS or SOLVER_TGS, TS_SUBSTEP_FORCES: 1 where TGS applies the external forces in every
-# substep; both the same for every tree of an island: its first tree's are used)
+# substep; both the same for every tree of an island: its first tree's are used; TS_CONTACTS: 1 where the
+# tree's shapes collide)
 (
     TS_SLEEP_THRESHOLD,
     TS_DRIVE_LIMITS_ARE_FORCES,
@@ -108,8 +109,9 @@ MP_GEARING, MP_OFFSET, MP_FREQUENCY, MP_DAMPING_RATIO = range(4)
     TS_CONSERVE_MOMENTUM,
     TS_SOLVER,
     TS_SUBSTEP_FORCES,
-) = range(6)
-TREE_SETTING_COLUMNS = 6
+    TS_CONTACTS,
+) = range(7)
+TREE_SETTING_COLUMNS = 7
 SOLVER_PGS, SOLVER_TGS = 0, 1
 SOLVER_NAMES = ("PGS", "TGS")
 
@@ -125,3 +127,70 @@ DIVERGENCE_SPEED = 1e8
 # 0: none) and the first tree that failed it; a world with a nonzero entry is not stepped again
 DV_STEP, DV_TREE = range(2)
 DIVERGED_COLUMNS = 2
+
+# ---- contacts (usdart.core.shapes, usdart.core.kernels.collide / contacts) -------------------------------
+# shape types, in the order a pair is put in (the lower type is side A, contact normals point from B to A)
+SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_PLANE = range(4)
+SHAPE_NAMES = ("sphere", "capsule", "box", "plane")
+# model.shapes.shape (n_shapes, 6) int64: type, global link (-1: static, in world), tree that moves it (-1:
+# none: static, or a fixed base's root link), collision group (-1: none), the tree's self-collision (1: its
+# non-adjacent links collide), 1 on an articulation link (PhysX's "ext" contacts: link cfm, minimum normal
+# impulse for friction)
+S_TYPE, S_LINK, S_TREE, S_GROUP, S_SELF_COLLIDE, S_ARTICULATED = range(6)
+SHAPE_COLUMNS = 6
+# model.shapes.shape_par (n_shapes, 13) float: size (box half extents; sphere radius; capsule radius, half
+# height), offsets, material, the body's depenetration cap and contact impulse cap, bounding radius
+(
+    SP_SIZE0,
+    SP_SIZE1,
+    SP_SIZE2,
+    SP_CONTACT_OFFSET,
+    SP_REST_OFFSET,
+    SP_STATIC_FRICTION,
+    SP_DYNAMIC_FRICTION,
+    SP_RESTITUTION,
+    SP_FRICTION_COMBINE,
+    SP_RESTITUTION_COMBINE,
+    SP_MAX_DEPENETRATION,
+    SP_MAX_IMPULSE,
+    SP_BOUND,
+) = range(13)
+SHAPE_PAR_COLUMNS = 13
+COMBINE_AVERAGE, COMBINE_MIN, COMBINE_MULTIPLY, COMBINE_MAX = range(4)
+# model.shapes.settings (3,) float: PhysxSceneAPI's contact values (SI)
+CS_BOUNCE_THRESHOLD, CS_FRICTION_OFFSET_THRESHOLD, CS_CORRELATION_DISTANCE = range(3)
+CONTACT_SETTING_COUNT = 3
+# work.contact (W, C, 7) float per contact point: point on B's surface (3), normal from B to A (3),
+# separation (negative: overlap); work.contact_pair (W, C, 2) int64: shapes A, B
+CG_POINT, CG_NORMAL, CG_SEPARATION = 0, 3, 6
+CONTACT_GEOMETRY = 7
+MANIFOLD_POINTS = 4  # contact points per shape pair at most (PhysX's persistent manifold)
+# work.contact_count (W, 4) int64: points found this step, rows filled, row storage used, points dropped for
+# lack of room (counted, not an error: PhysX's GPU buffers drop contacts the same way)
+CC_POINTS, CC_ROWS, CC_STORAGE, CC_DROPPED = range(4)
+# work.contact_row (W, R, 7) int64: one normal row per point, two friction rows per anchor (at most two
+# anchors per shape pair); kind, the contact point, trees of sides A and B (-1: does not move), where its
+# Jacobian starts in work.contact_storage (A's block, B's block, then the responses M^-1 J^T alike), the
+# patch's first and last normal rows
+CR_NORMAL, CR_FRICTION = 0, 1
+CR_KIND, CR_CONTACT, CR_TREE0, CR_TREE1, CR_STORAGE, CR_PATCH0, CR_PATCH1 = range(7)
+CONTACT_ROW_COLUMNS = 7
+# work.contact_value (W, R, 12) float: accumulated impulse, response (+ cfm), separation at the step start
+# (restitution: moved to the impact time), target velocity, bias rate (1/s), push-out cap, impulse cap,
+# frictions, the anchor's share of the patch's friction, the row's softness (an impulse removes this part of
+# its velocity error), the patch's minimum normal impulse for friction
+(
+    CV_LAMBDA,
+    CV_RESPONSE,
+    CV_SEPARATION,
+    CV_TARGET,
+    CV_RATE,
+    CV_MAX_PUSH,
+    CV_MAX_IMPULSE,
+    CV_STATIC_FRICTION,
+    CV_DYNAMIC_FRICTION,
+    CV_SHARE,
+    CV_SOFTNESS,
+    CV_MIN_NORMAL,
+) = range(12)
+CONTACT_VALUE_COLUMNS = 12

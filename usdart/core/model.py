@@ -22,6 +22,7 @@ import numpy as np
 from . import layout as L
 from .articulation_model import ArticulationModel
 from .frames import pose_matrix
+from .shapes import Shapes, no_shapes
 
 
 class Trees(NamedTuple):
@@ -68,6 +69,7 @@ class Model(NamedTuple):
     links: Links
     dofs: Dofs
     couplings: Couplings
+    shapes: Shapes  # collision shapes (usdart.core.shapes; set by the scene after the trees are numbered)
     gravity: np.ndarray  # (3,) world, m/s^2
     n_response: int  # floats of row responses per world
     n_jacobian: int  # floats of row Jacobians per world
@@ -239,6 +241,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
         Links(link, link_rot, link_vec, link_par),
         Dofs(dof, dof_par),
         couplings,
+        no_shapes(),
         np.asarray(gravity, float).copy(),
         n_response,
         n_jacobian,

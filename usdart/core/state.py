@@ -75,6 +75,25 @@ class Workspace(NamedTuple):
     posed: np.ndarray  # (W, n_dofs + 4 n_links + 7 n_trees): the positions the link poses are of
     diverged: np.ndarray  # (W, DIVERGED_COLUMNS) int64: DV_* (the divergence guard's report; not scratch)
     momentum: np.ndarray  # (W, n_trees, 9) the momentum a closed floating tree must end its step with, its COM
+    # contacts (usdart.core.kernels.collide / contacts / groups); n_contacts: room for contact points
+    shape_rot: np.ndarray  # (W, n_shapes, 3, 3) world poses of the shapes at the step start
+    shape_pos: np.ndarray  # (W, n_shapes, 3)
+    shape_bounds: np.ndarray  # (W, n_shapes, 6) their bounds grown by the contact offsets
+    shape_order: np.ndarray  # (W, n_shapes) int64: non-plane shapes sorted by low x (kept between steps)
+    contact: np.ndarray  # (W, n_contacts, CONTACT_GEOMETRY): CG_*
+    contact_pair: np.ndarray  # (W, n_contacts, 2) int64: shapes A, B
+    contact_count: np.ndarray  # (W, 4) int64: CC_*
+    contact_order: np.ndarray  # (W, n_contacts) int64: contact points by solver group
+    contact_scratch: np.ndarray  # (W, 32, 3) narrow-phase scratch
+    contact_candidates: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a manifold's candidate points
+    contact_found: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a pair's points
+    group_parent: np.ndarray  # (W, n_islands) int64: each island's solver-group root
+    group_next: np.ndarray  # (W, n_islands) int64: the next island of its group (-1: last)
+    group_start: np.ndarray  # (W, n_islands + 1) int64: a root's contact points in contact_order
+    group_rows: np.ndarray  # (W, 2) int64: the contact rows of the group being solved
+    contact_row: np.ndarray  # (W, n_contact_rows, CONTACT_ROW_COLUMNS) int64: CR_*
+    contact_value: np.ndarray  # (W, n_contact_rows, CONTACT_VALUE_COLUMNS): CV_*
+    contact_storage: np.ndarray  # (W, n_storage) contact rows' Jacobians and responses
     # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
     art_inertia: np.ndarray  # (W', n_links, 6, 6)
     art_bias: np.ndarray  # (W', n_links, 6)
@@ -139,6 +158,7 @@ def zeros_control(model: Model, worlds: int) -> Control:
     settings[:, L.TS_CONSERVE_MOMENTUM] = closed_trees(model)
     settings[:, L.TS_SOLVER] = L.SOLVER_TGS  # PhysX's defaults (usdart.usd.importer.stage_settings)
     settings[:, L.TS_SUBSTEP_FORCES] = 1.0
+    settings[:, L.TS_CONTACTS] = 1.0
     return Control(
         np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)), settings
     )
@@ -178,6 +198,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
         diverged=np.zeros((worlds, L.DIVERGED_COLUMNS), np.int64),
         momentum=z((worlds, nt, 9)),
+        **contact_workspace(model, worlds),
         art_inertia=z((wa, n, 6, 6)),
         art_bias=z((wa, n, 6)),
         dof_u=z((wa, nd, 6)),
@@ -194,6 +215,44 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         stage_root_vel=z((wa, nt, 6)),
         stage_pos=z((wa, n, 3)),
         stage_rot=z((wa, n, 3, 3)),
+    )
+
+
+CONTACTS_PER_SHAPE = 8  # room for contact points: a resting box has four, one in a pile a few patches more
+ROWS_PER_CONTACT = 3  # a normal row per point, two friction rows per anchor (at most two per pair)
+
+
+def contact_workspace(model: Model, worlds: int) -> dict:
+    """Contact scratch sized by the model's shapes (none without shapes). Points beyond the room are dropped
+    and counted (work.contact_count[:, CC_DROPPED])."""
+    shapes = model.shapes.shape
+    n = len(shapes)
+    contacts = CONTACTS_PER_SHAPE * n + 32 if n else 0
+    rows = ROWS_PER_CONTACT * contacts
+    storage = rows * (2 * max(model.max_tree_velocities, 1) + 12)
+    islands = len(model.trees.island)
+    order = np.zeros((worlds, n), np.int64)
+    order[:, : int(np.sum(shapes[:, L.S_TYPE] != L.SHAPE_PLANE))] = np.flatnonzero(shapes[:, L.S_TYPE] != L.SHAPE_PLANE)
+    z = np.zeros
+    return dict(
+        shape_rot=z((worlds, n, 3, 3)),
+        shape_pos=z((worlds, n, 3)),
+        shape_bounds=z((worlds, n, 6)),
+        shape_order=order,
+        contact=z((worlds, contacts, L.CONTACT_GEOMETRY)),
+        contact_pair=z((worlds, contacts, 2), np.int64),
+        contact_count=z((worlds, 4), np.int64),
+        contact_order=z((worlds, contacts), np.int64),
+        contact_scratch=z((worlds, 32, 3)),
+        contact_candidates=z((worlds, 8, L.CONTACT_GEOMETRY)),
+        contact_found=z((worlds, 8, L.CONTACT_GEOMETRY)),
+        group_parent=z((worlds, islands), np.int64),
+        group_next=z((worlds, islands), np.int64),
+        group_start=z((worlds, islands + 1), np.int64),
+        group_rows=z((worlds, 2), np.int64),
+        contact_row=z((worlds, rows, L.CONTACT_ROW_COLUMNS), np.int64),
+        contact_value=z((worlds, rows, L.CONTACT_VALUE_COLUMNS)),
+        contact_storage=z((worlds, storage)),
     )
 
 

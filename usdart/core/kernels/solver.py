@@ -1,12 +1,11 @@
-"""The rows of one island at a step: fill them all, then projected Gauss-Seidel sweeps, as PhysX's PGS
-(`solve_island`) or TGS (`sweep` per substep, driven by usdart.core.kernels.step, then
-`velocity_iterations`).
+"""The rows of one island at a step: fill them all, then projected Gauss-Seidel sweeps (`sweep`, `tgs_sweep`),
+as PhysX's PGS or TGS, driven by usdart.core.kernels.step over a solver group (islands joined by contacts).
 
 An island's rows are the row-table range [r0, r1): per tree its coupling rows, then per DOF its drive,
 friction, limit and velocity-limit rows, then the joints between the island's trees. PGS: position
 iterations first (positions follow the velocity they leave), then velocity iterations refine the final
 velocity; sweeps stop early once one changes no velocity by more than 1e-13. TGS: each position
-iteration is a substep of h = dt / N (N the island's position iterations) that ends by moving the
+iteration is a substep of h = dt / N (N the group's position iterations) that ends by moving the
 positions; rows see the displacement since the step start (DOF rows exactly, coupling rows through their
 step-start Jacobian: PhysX also keeps each row's Jacobian for the whole step) and use the bias
 coefficient 2 / sqrt N; velocity iterations then leave drives and tendons as they are.
@@ -23,12 +22,8 @@ from ..layout import (
     D_LINK,
     D_V,
     DP_ENVELOPE,
-    I_POSITION_ITERATIONS,
     I_ROW0,
     I_ROW1,
-    I_TREE0,
-    I_TREE1,
-    I_VELOCITY_ITERATIONS,
     L_PARENT,
     L_TREE,
     LP_CFM_SCALE,
@@ -77,7 +72,6 @@ from .couplings import (
 from .jacobian import point_jacobian
 from .kinematics import com_position, root_com
 from .rows import (
-    LIMIT_ERP,
     TINY_RESPONSE,
     fill_drive,
     fill_limit,
@@ -404,67 +398,17 @@ def sweep(
 
 
 @njit(cache=True, _nrt=False)
-def save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos):
-    for e in range(t0, t1):
-        t = island_trees[e]
-        for a in range(tree[t, T_V0], tree[t, T_V1]):
-            gvel_pos[a] = gvel[a]
-
-
-@njit(cache=True, _nrt=False)
-def solve_island(trees, dofs, couplings, isl, dt, joint_force, row_value, resp, jac, gvel, gvel_pos):
-    """PGS over the island's rows: gvel ends with the final velocity, gvel_pos with the velocity of the
-    position iterations (PhysX PGS moves positions with it)."""
-    island, tree, island_trees = trees.island, trees.tree, trees.island_trees
-    t0, t1 = island[isl, I_TREE0], island[isl, I_TREE1]
-    r0, r1 = island[isl, I_ROW0], island[isl, I_ROW1]
-    position_iterations = island[isl, I_POSITION_ITERATIONS]
-    save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos)
-    for it in range(position_iterations + max(island[isl, I_VELOCITY_ITERATIONS], 1)):
-        velocity_iteration = it >= position_iterations
-        if it == position_iterations:
-            save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos)
-        largest = sweep(
-            trees,
-            dofs,
-            couplings,
-            r0,
-            r1,
-            dt,
-            dt,
-            LIMIT_ERP,
-            PGS_JOINT_ERP,
-            0.0,
-            0.0,
-            0.0,
-            it,
-            position_iterations,
-            joint_force,
-            row_value,
-            resp,
-            jac,
-            gvel,
-            gvel_pos,
-        )
-        if largest < CONVERGED:
-            if not velocity_iteration:
-                save_velocity(tree, island_trees, t0, t1, gvel, gvel_pos)
-            break
-
-
-@njit(cache=True, _nrt=False)
 def tgs_bias(position_iterations):
     """PhysX's TGS bias coefficient of an island: 2 / sqrt N, not capped at 1 (reference §4, §11)."""
     return 2.0 / math.sqrt(position_iterations)
 
 
 @njit(cache=True, _nrt=False)
-def tgs_sweep(trees, dofs, couplings, isl, dt, span, it, joint_force, row_value, resp, jac, gvel, moved):
-    """One TGS pass over island isl's rows: iteration `it` of the step (a substep while it is below the
-    island's N position iterations, at it dt / N seconds; else a velocity iteration), h = dt / N, bias
-    2 / sqrt N (joint rows: at most 1); span as `sweep`'s. Returns the largest velocity change."""
+def tgs_sweep(trees, dofs, couplings, isl, n, dt, span, it, joint_force, row_value, resp, jac, gvel, moved):
+    """One TGS pass over island isl's rows in a solver group of n position iterations: iteration `it` of the
+    step (a substep while it is below n, at it dt / n seconds; else a velocity iteration), h = dt / n, bias
+    2 / sqrt n (joint rows: at most 1); span as `sweep`'s. Returns the largest velocity change."""
     island = trees.island
-    n = island[isl, I_POSITION_ITERATIONS]
     h, erp = dt / n, tgs_bias(n)
     return sweep(
         trees,
@@ -488,15 +432,3 @@ def tgs_sweep(trees, dofs, couplings, isl, dt, span, it, joint_force, row_value,
         gvel,
         moved,
     )
-
-
-@njit(cache=True, _nrt=False)
-def velocity_iterations(trees, dofs, couplings, isl, dt, joint_force, row_value, resp, jac, gvel, moved):
-    """TGS's velocity iterations after the island's substeps (at least one, as in PGS); `moved`: the
-    displacement of the whole step."""
-    island = trees.island
-    n = island[isl, I_POSITION_ITERATIONS]
-    for it in range(n, n + max(island[isl, I_VELOCITY_ITERATIONS], 1)):
-        largest = tgs_sweep(trees, dofs, couplings, isl, dt, 0.0, it, joint_force, row_value, resp, jac, gvel, moved)
-        if largest < CONVERGED:
-            break

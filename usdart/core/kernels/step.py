@@ -21,9 +21,12 @@ the RK4 one only when a scene uses RK4.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..layout import (
+    CC_ROWS,
+    CC_STORAGE,
     D_V,
     DP_DAMPING,
     DV_TREE,
@@ -32,6 +35,7 @@ from ..layout import (
     I_ROW1,
     I_TREE0,
     I_TREE1,
+    I_VELOCITY_ITERATIONS,
     SOLVER_PGS,
     SOLVER_TGS,
     T_DOF0,
@@ -48,12 +52,18 @@ from ..layout import (
     TS_SUBSTEP_FORCES,
 )
 from .aba import aba
+from .collide import find_contacts
+from .contacts import contact_sweep, fill_contacts, friction_pass
+from .groups import solver_groups
 from .integrate import integrate_positions
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .momentum import aim_momentum, keep_momentum
+from .rows import LIMIT_ERP
 from .sleep import falls_asleep, motion_velocities, pushed, wake_links
 from .smooth import external_velocity_change, unconstrained_velocity
-from .solver import fill_rows, solve_island, tgs_sweep, velocity_iterations
+from .solver import CONVERGED, PGS_JOINT_ERP, fill_rows, sweep, tgs_bias, tgs_sweep
+
+CONTACT_SOFTNESS = 0.8  # PhysX's contact softness: PGS's, and TGS's cap (min(0.8, 2 / sqrt N))
 
 _FLOAT_MAX = 1.7976931348623157e308  # finite: |x| <= the largest double (inf and NaN fail)
 
@@ -377,21 +387,88 @@ def fill_island(m, st, ctl, ws, w, isl, dt, h, solver):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def pgs(m, ctl, ws, w, isl, dt):
-    """PGS over island isl's filled rows (ws.gvel: final velocity, ws.gvel_pos: the positions')."""
-    solve_island(
-        m.trees,
-        m.dofs,
-        m.couplings,
-        isl,
-        dt,
-        ctl.joint_force[w],
-        ws.row_value[w],
-        ws.resp[w],
-        ws.jac[w],
-        ws.gvel[w],
-        ws.gvel_pos[w],
+def save_group_velocity(m, ws, w, root):
+    """ws.gvel_pos = ws.gvel on every tree of the group (PGS: the velocity the positions move with)."""
+    tr, island, members, nxt = m.trees.tree, m.trees.island, m.trees.island_trees, ws.group_next[w]
+    k = root
+    while k >= 0:
+        for e in range(island[k, I_TREE0], island[k, I_TREE1]):
+            for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
+                ws.gvel_pos[w, a] = ws.gvel[w, a]
+        k = nxt[k]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def group_sweep(m, ctl, ws, w, root, n, dt, it, tgs_pass, span, friction):
+    """One Gauss-Seidel pass over a solver group, in PhysX's order: contacts between moving bodies, then each
+    island's rows (DOF rows, couplings, joints), then contacts with static shapes; iteration `it` of n
+    position iterations (PGS: h = dt; TGS: a substep of dt / n or a velocity iteration). Returns the largest
+    velocity change."""
+    trees, dofs, tr, nxt = m.trees, m.dofs, m.trees.tree, ws.group_next[w]
+    island = trees.island
+    velocity_iteration = it >= n
+    elapsed = min(it, n) * dt / n if tgs_pass else 0.0
+    r0, r1 = ws.group_rows[w, 0], ws.group_rows[w, 1]
+    gvel, moved = ws.gvel[w], ws.gvel_pos[w]
+    crow, cval, storage = ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w]
+    tgs_pass, friction = np.bool_(tgs_pass), np.bool_(friction)  # no literal types: one compiled sweep
+    largest = contact_sweep(
+        tr, crow, cval, storage, r0, r1, np.bool_(False), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
     )
+    k = root
+    while k >= 0:
+        if tgs_pass:
+            change = tgs_sweep(
+                trees, dofs, m.couplings, k, n, dt, span, it, ctl.joint_force[w], ws.row_value[w], ws.resp[w],
+                ws.jac[w], gvel, moved,
+            )  # fmt: skip
+        else:
+            change = sweep(
+                trees, dofs, m.couplings, island[k, I_ROW0], island[k, I_ROW1], dt, dt, LIMIT_ERP, PGS_JOINT_ERP,
+                0.0, 0.0, 0.0, it, n, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w], gvel, moved,
+            )  # fmt: skip
+        largest = max(largest, change)
+        k = nxt[k]
+    change = contact_sweep(
+        tr, crow, cval, storage, r0, r1, np.bool_(True), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
+    )
+    return max(largest, change)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pgs(m, ctl, ws, w, root, n, n_velocity, dt):
+    """PhysX's PGS over a solver group's filled rows: n position iterations, then the velocity iterations
+    (ws.gvel: final velocity, ws.gvel_pos: the position iterations'). Sweeps stop once one changes no
+    velocity by more than CONVERGED, but not before contact friction has had its passes."""
+    save_group_velocity(m, ws, w, root)
+    frictional = ws.group_rows[w, 1] > ws.group_rows[w, 0]
+    for it in range(n + max(n_velocity, 1)):
+        velocity_iteration = it >= n
+        if it == n:
+            save_group_velocity(m, ws, w, root)
+        friction = friction_pass(it, n, np.bool_(False))
+        largest = group_sweep(m, ctl, ws, w, root, n, dt, it, False, 0.0, friction)
+        if largest < CONVERGED and (friction or not frictional):
+            if not velocity_iteration:
+                save_group_velocity(m, ws, w, root)
+            break
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def fill_group_contacts(m, st, ws, w, root, dt, h, softness, tgs_pass):
+    """Contact rows of the group's points (ws.group_rows[w] = their range), prepared with ws.gvel."""
+    sh = m.shapes
+    start = ws.group_start[w]
+    count = ws.contact_count[w]
+    first = count[CC_ROWS]
+    if start[root + 1] > start[root]:
+        first = fill_contacts(
+            m.trees, m.links, m.dofs, sh, ws.contact_order[w], start[root], start[root + 1], dt, h, softness,
+            np.bool_(tgs_pass), ws.gvel[w], st.link_rot[w], st.link_pos[w], ws.H[w], ws.contact[w], ws.contact_pair[w],
+            ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w], count, ws.point_jac[w], ws.vec[w, 5],
+            ws.link_cfm[w],
+        )  # fmt: skip
+    ws.group_rows[w, 0], ws.group_rows[w, 1] = first, count[CC_ROWS]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -439,61 +516,60 @@ def external_change(m, st, ctl, ws, w, t, dt):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def tgs(m, st, ctl, ws, w, isl, dt):
-    """PhysX's TGS over island isl's filled rows: N substeps of h = dt / N (N its position iterations),
-    each adding 1/N of the velocity change of the step's external forces when they act in every substep
-    (TS_SUBSTEP_FORCES; PhysX's free fall is then q + v dt + (N + 1) / 2N g dt^2; the velocity products
-    and link damping act at the step start), one sweep of the rows, and the positions moved by h with the
-    velocity it leaves; then the velocity iterations. Leaves the final velocity in ws.gvel, the
-    step-averaged velocity in ws.gvel_pos, and the positions moved (the link poses still the step start's)."""
-    trees, dofs, tr = m.trees, m.dofs, m.trees.tree
+def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
+    """PhysX's TGS over a solver group (its islands' rows filled): n substeps of h = dt / n, each adding 1/n
+    of the velocity change of the step's external forces when they act in every substep (TS_SUBSTEP_FORCES;
+    PhysX's free fall is then q + v dt + (n + 1) / 2n g dt^2; the velocity products and link damping act at
+    the step start), one pass of the rows (`group_sweep`), and the positions moved by h with the velocity
+    it leaves; then the velocity iterations. The contact rows are filled after the step's external change is
+    taken out (PhysX prepares contacts before the substeps add gravity). Leaves the final velocity in
+    ws.gvel, the step-averaged velocity in ws.gvel_pos, and the positions moved (the link poses still the
+    step start's)."""
+    trees, tr, nxt = m.trees, m.trees.tree, ws.group_next[w]
     island, members = trees.island, trees.island_trees
-    e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
-    n = island[isl, I_POSITION_ITERATIONS]
     h = dt / n
     gvel, change, moved = ws.gvel[w], ws.substep_change[w], ws.gvel_pos[w]
-    spread = ctl.tree_settings[members[e0], TS_SUBSTEP_FORCES] != 0.0
-    for e in range(e0, e1):
-        t = members[e]
-        if spread:
-            external_change(m, st, ctl, ws, w, t, dt)
-        for a in range(tr[t, T_V0], tr[t, T_V1]):
-            if spread:
-                gvel[a] -= change[a]
-                change[a] /= n
-            else:
-                change[a] = 0.0
-            moved[a] = 0.0
-    for s in range(n):
-        for e in range(e0, e1):
-            for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
-                gvel[a] += change[a]
-        tgs_sweep(
-            trees,
-            dofs,
-            m.couplings,
-            isl,
-            dt,
-            h if spread else 0.0,
-            s,
-            ctl.joint_force[w],
-            ws.row_value[w],
-            ws.resp[w],
-            ws.jac[w],
-            gvel,
-            moved,
-        )
-        for e in range(e0, e1):
+    spread = ctl.tree_settings[members[island[root, I_TREE0]], TS_SUBSTEP_FORCES] != 0.0
+    k = root
+    while k >= 0:
+        for e in range(island[k, I_TREE0], island[k, I_TREE1]):
             t = members[e]
-            move_positions(m, st, w, t, h, gvel)
+            if spread:
+                external_change(m, st, ctl, ws, w, t, dt)
             for a in range(tr[t, T_V0], tr[t, T_V1]):
-                moved[a] += gvel[a] * h
-    velocity_iterations(
-        trees, dofs, m.couplings, isl, dt, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w], gvel, moved
-    )
-    for e in range(e0, e1):
-        for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
-            moved[a] /= dt
+                if spread:
+                    gvel[a] -= change[a]
+                    change[a] /= n
+                else:
+                    change[a] = 0.0
+                moved[a] = 0.0
+        k = nxt[k]
+    fill_group_contacts(m, st, ws, w, root, dt, h, min(CONTACT_SOFTNESS, tgs_bias(n)), True)
+    for s in range(n):
+        k = root
+        while k >= 0:
+            for e in range(island[k, I_TREE0], island[k, I_TREE1]):
+                for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
+                    gvel[a] += change[a]
+            k = nxt[k]
+        group_sweep(m, ctl, ws, w, root, n, dt, s, True, h if spread else 0.0, True)
+        k = root
+        while k >= 0:
+            for e in range(island[k, I_TREE0], island[k, I_TREE1]):
+                t = members[e]
+                move_positions(m, st, w, t, h, gvel)
+                for a in range(tr[t, T_V0], tr[t, T_V1]):
+                    moved[a] += gvel[a] * h
+            k = nxt[k]
+    for it in range(n, n + max(n_velocity, 1)):
+        if group_sweep(m, ctl, ws, w, root, n, dt, it, True, 0.0, True) < CONVERGED:
+            break
+    k = root
+    while k >= 0:
+        for e in range(island[k, I_TREE0], island[k, I_TREE1]):
+            for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
+                moved[a] /= dt
+        k = nxt[k]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -585,42 +661,109 @@ def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
     )
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def contacts_and_groups(m, st, ctl, ws, w, only_island):
+    """This step's contact points (at the step-start poses) and the solver groups they make."""
+    sh, count = m.shapes, ws.contact_count[w]
+    count[CC_ROWS] = 0
+    count[CC_STORAGE] = 0
+    find_contacts(
+        sh.shape, sh.shape_par, sh.shape_rot, sh.shape_pos, sh.group_filter, sh.excluded, m.links.link,
+        ctl.tree_settings, st.asleep[w], st.link_rot[w], st.link_pos[w], ws.shape_rot[w], ws.shape_pos[w],
+        ws.shape_bounds[w], ws.shape_order[w], ws.contact[w], ws.contact_pair[w], count, ws.contact_scratch[w],
+        ws.contact_candidates[w], ws.contact_found[w],
+    )  # fmt: skip
+    solver_groups(
+        m.trees.tree, sh.shape, ws.contact_pair[w], count, only_island, ws.group_parent[w], ws.group_next[w],
+        ws.group_start[w], ws.contact_order[w],
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def group_wakes(m, st, ctl, ws, w, root):
+    """False when every tree of the group sleeps and nothing wakes it (`wakes`); else True, with every
+    sleeping tree of the group woken (a body touched by a moving one wakes). Trees joined to others by
+    joints never sleep."""
+    tr, island, members, nxt = m.trees.tree, m.trees.island, m.trees.island_trees, ws.group_next[w]
+    awake = False
+    k = root
+    while k >= 0:
+        e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
+        if e1 - e0 != 1 or wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.link_wake[w]):
+            awake = True
+        k = nxt[k]
+    if not awake or nxt[root] < 0:
+        return awake
+    k = root
+    while k >= 0:
+        t = members[island[k, I_TREE0]]
+        if st.asleep[w, t]:
+            st.asleep[w, t] = False
+            wake_links(tr[t, T_LINK0], tr[t, T_LINK1], st.link_wake[w])
+        k = nxt[k]
+    return True
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def group_iterations(m, ws, w, root):
+    """(position, velocity) iterations of a solver group: the largest of its islands' (PhysX: of its bodies')."""
+    island, nxt = m.trees.island, ws.group_next[w]
+    n, n_velocity = 1, 0
+    k = root
+    while k >= 0:
+        n = max(n, island[k, I_POSITION_ITERATIONS])
+        n_velocity = max(n_velocity, island[k, I_VELOCITY_ITERATIONS])
+        k = nxt[k]
+    return n, n_velocity
+
+
 @njit(cache=True, _nrt=False)
 def step_world(m, st, ctl, ws, w, dt, only_island):
-    """Advance world w by dt, semi-implicit Euler with PhysX's PGS or TGS rows (the island's first tree's
-    TS_SOLVER), every island or only `only_island` when >= 0. True when a tree's new state fails the
-    divergence guard (the first such tree into ws.diverged[w, DV_TREE]; the other islands still finish
-    the step)."""
-    tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
+    """Advance world w by dt, semi-implicit Euler with PhysX's PGS or TGS rows (the group's first tree's
+    TS_SOLVER), every island or only `only_island` when >= 0, solver group by solver group (islands joined by
+    this step's contacts). True when a tree's new state fails the divergence guard (the first such tree into
+    ws.diverged[w, DV_TREE]; the other groups still finish the step)."""
+    island, members, nxt = m.trees.island, m.trees.island_trees, ws.group_next[w]
     diverged = False
-    for isl in range(island.shape[0]):
-        if only_island >= 0 and isl != only_island:
+    contacts_and_groups(m, st, ctl, ws, w, only_island)
+    for root in range(island.shape[0]):
+        if ws.group_parent[w, root] != root or (only_island >= 0 and root != only_island):
             continue
-        e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
-        alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
-        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.link_wake[w]):
+        if not group_wakes(m, st, ctl, ws, w, root):
             continue
-        solver = ctl.tree_settings[members[e0], TS_SOLVER]
+        solver = ctl.tree_settings[members[island[root, I_TREE0]], TS_SOLVER]
         use_tgs = solver == SOLVER_TGS
-        spread = use_tgs and ctl.tree_settings[members[e0], TS_SUBSTEP_FORCES] != 0.0
-        n = island[isl, I_POSITION_ITERATIONS] if use_tgs else 1
-        for e in range(e0, e1):
-            begin_tree(m, st, ctl, ws, w, members[e], dt)
-            aim(m, ctl, st, ws, w, members[e], dt, (n + 1) / (2.0 * n) if spread else 1.0)
-        fill_island(m, st, ctl, ws, w, isl, dt, dt / n, solver)
+        spread = use_tgs and ctl.tree_settings[members[island[root, I_TREE0]], TS_SUBSTEP_FORCES] != 0.0
+        n, n_velocity = group_iterations(m, ws, w, root)
+        k = root
+        while k >= 0:
+            for e in range(island[k, I_TREE0], island[k, I_TREE1]):
+                begin_tree(m, st, ctl, ws, w, members[e], dt)
+                aim(m, ctl, st, ws, w, members[e], dt, (n + 1) / (2.0 * n) if spread else 1.0)
+            k = nxt[k]
+        k = root
+        while k >= 0:
+            fill_island(m, st, ctl, ws, w, k, dt, dt / n if use_tgs else dt, solver)
+            k = nxt[k]
         if use_tgs:
-            tgs(m, st, ctl, ws, w, isl, dt)
+            tgs(m, st, ctl, ws, w, root, n, n_velocity, dt)
         else:
-            pgs(m, ctl, ws, w, isl, dt)
-        for e in range(e0, e1):
-            finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
-            if not use_tgs:
-                move_positions(m, st, w, members[e], dt, ws.gvel_pos[w])
-            finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
-            keep(m, ctl, st, ws, w, members[e], dt)
-            if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
-                ws.diverged[w, DV_TREE] = members[e]
-                diverged = True
+            fill_group_contacts(m, st, ws, w, root, dt, dt, CONTACT_SOFTNESS, False)
+            pgs(m, ctl, ws, w, root, n, n_velocity, dt)
+        k = root
+        while k >= 0:
+            e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
+            alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
+            for e in range(e0, e1):
+                finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
+                if not use_tgs:
+                    move_positions(m, st, w, members[e], dt, ws.gvel_pos[w])
+                finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
+                keep(m, ctl, st, ws, w, members[e], dt)
+                if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
+                    ws.diverged[w, DV_TREE] = members[e]
+                    diverged = True
+            k = nxt[k]
     return diverged
 
 
@@ -851,27 +994,39 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
     """As step_world, with the smooth dynamics integrated by classical RK4 and the constraint rows'
     velocity changes (PGS, whatever TS_SOLVER says) added on top (pure RK4 while no row acts); True when
     the divergence guard fails."""
-    tr, island, members = m.trees.tree, m.trees.island, m.trees.island_trees
+    island, members, nxt = m.trees.island, m.trees.island_trees, ws.group_next[w]
     diverged = False
-    for isl in range(island.shape[0]):
-        if only_island >= 0 and isl != only_island:
+    contacts_and_groups(m, st, ctl, ws, w, only_island)
+    for root in range(island.shape[0]):
+        if ws.group_parent[w, root] != root or (only_island >= 0 and root != only_island):
             continue
-        e0, e1 = island[isl, I_TREE0], island[isl, I_TREE1]
-        alone = e1 - e0 == 1
-        if alone and not wakes(tr, members[e0], ctl.link_wrench[w], st.asleep[w], st.link_wake[w]):
+        if not group_wakes(m, st, ctl, ws, w, root):
             continue
-        for e in range(e0, e1):
-            begin_tree(m, st, ctl, ws, w, members[e], dt)
-            aim(m, ctl, st, ws, w, members[e], dt, 1.0)
-            rk4_smooth(m, st, ctl, ws, w, members[e], dt)
-        fill_island(m, st, ctl, ws, w, isl, dt, dt, float(SOLVER_PGS))
-        pgs(m, ctl, ws, w, isl, dt)
-        for e in range(e0, e1):
-            finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
-            rk4_positions(m, st, ws, w, members[e], dt)
-            finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
-            keep(m, ctl, st, ws, w, members[e], dt)
-            if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
-                ws.diverged[w, DV_TREE] = members[e]
-                diverged = True
+        n, n_velocity = group_iterations(m, ws, w, root)
+        k = root
+        while k >= 0:
+            for e in range(island[k, I_TREE0], island[k, I_TREE1]):
+                begin_tree(m, st, ctl, ws, w, members[e], dt)
+                aim(m, ctl, st, ws, w, members[e], dt, 1.0)
+                rk4_smooth(m, st, ctl, ws, w, members[e], dt)
+            k = nxt[k]
+        k = root
+        while k >= 0:
+            fill_island(m, st, ctl, ws, w, k, dt, dt, float(SOLVER_PGS))
+            k = nxt[k]
+        fill_group_contacts(m, st, ws, w, root, dt, dt, CONTACT_SOFTNESS, False)
+        pgs(m, ctl, ws, w, root, n, n_velocity, dt)
+        k = root
+        while k >= 0:
+            e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
+            alone = e1 - e0 == 1
+            for e in range(e0, e1):
+                finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
+                rk4_positions(m, st, ws, w, members[e], dt)
+                finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
+                keep(m, ctl, st, ws, w, members[e], dt)
+                if not in_bounds(m, st, ctl, w, members[e]) and not diverged:
+                    ws.diverged[w, DV_TREE] = members[e]
+                    diverged = True
+            k = nxt[k]
     return diverged

@@ -18,6 +18,7 @@ from ...core.frames import decompose
 from ...errors import StageError
 from ..schema_plugin import register as _register_schema_plugin
 from .bodies import read_body
+from .colliders import Colliders, jointed_pairs
 from .coupling import ArticulationCouplings, articulation_settings
 from .diagnostics import collected_usd_reports
 from .joints import (
@@ -154,6 +155,9 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
     consumed = tree_joints | {a.root_joint for a in articulations if a.root_joint} | topology.ignored_joints
     constraints = sorted(p for p in joints if p not in consumed)
     warn_open_constraints([joints[p] for p in constraints], {p: b.pose for p, b in bodies.items()}, warnings)
+    shapes = Colliders(stage, parsed, bodies, transforms, settings, warnings)
+    colliders = shapes.read()
+    groups, filtered_groups = shapes.groups(colliders)
     description = SceneDescription(
         settings=settings,
         bodies=bodies,
@@ -162,5 +166,10 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
         free_bodies=free,
         constraints=constraints,
         warnings=warnings,
+        colliders=colliders,
+        collision_groups=groups,
+        filtered_groups=filtered_groups,
+        filtered_pairs=shapes.filtered_pairs(colliders, {a.api_prim: a.links for a in articulations}),
+        jointed_pairs=jointed_pairs(stage, sorted(p for p in joints if p not in tree_joints)),
     )
     return stage, description

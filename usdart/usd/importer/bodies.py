@@ -72,6 +72,11 @@ def read_body(
         body.solver_velocity_iterations = int(read_physx(prim, "physxRigidBody:solverVelocityIterationCount"))
         if "PhysxRigidBodyAPI" not in applied_schemas(prim):  # the SDK default, as for articulations
             body.sleep_threshold = SDK_SLEEP_THRESHOLD
+    # contacts: Kit's parser default for the depenetration cap is 3 m/s whatever the stage unit
+    depenetration = authored(prim, "physxRigidBody:maxDepenetrationVelocity")
+    body.max_depenetration_velocity = 3.0 if depenetration is None else float(depenetration) * mpu
+    impulse = authored(prim, "physxRigidBody:maxContactImpulse")
+    body.max_contact_impulse = np.inf if impulse is None else float(impulse) * settings.kilograms_per_unit * mpu
     return body
 
 

@@ -57,6 +57,9 @@ def open_stage(source) -> Usd.Stage:
     return stage
 
 
+MIN_BOUNCE_THRESHOLD = 1e-6  # stage units/s: Kit's parser default and floor
+
+
 def read_settings(
     stage: Usd.Stage, scene_prims: list[Usd.Prim], warnings: list[str], semantics: str = "physx"
 ) -> SceneSettings:
@@ -85,7 +88,23 @@ def read_settings(
     settings.solver = str(authored(scene, "physxScene:solverType") or settings.solver)
     every_iteration = authored(scene, "physxScene:enableExternalForcesEveryIteration")
     settings.external_forces_every_iteration = True if every_iteration is None else bool(every_iteration)
+    _contact_settings(scene, settings)
     return settings
+
+
+def _contact_settings(scene: Usd.Prim, settings: SceneSettings) -> None:
+    """PhysxSceneAPI's contact values in SI, unauthored as Kit's parser sets them (its bounce threshold 1e-6,
+    authored values raised to it; 0.04 and 0.025 stage lengths for the friction anchor distances)."""
+    mpu = settings.meters_per_unit
+    bounce = authored(scene, "physxScene:bounceThreshold")
+    settings.bounce_threshold = max(float(bounce) if bounce is not None else 0.0, MIN_BOUNCE_THRESHOLD) * mpu
+    for name, attr, fallback in (
+        ("friction_offset_threshold", "physxScene:frictionOffsetThreshold", 0.04),
+        ("friction_correlation_distance", "physxScene:frictionCorrelationDistance", 0.025),
+    ):
+        value = authored(scene, attr)
+        setattr(settings, name, (fallback if value is None else float(value)) * mpu)
+    settings.invert_collision_group_filter = bool(read(scene, "physxScene:invertCollisionGroupFilter", False))
 
 
 def _gravity(scene: Usd.Prim, up_vector: np.ndarray, mpu: float) -> np.ndarray:

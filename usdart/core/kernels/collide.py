@@ -1,0 +1,414 @@
+"""Contact detection of one world at the step start: shape poses, broad phase, filtering and the manifolds
+of every pair of shapes that can touch (PhysX generates contacts once per step, before the solver).
+
+Broad phase: sort and sweep along world x (the order persists between steps, so insertion sort is near
+linear), planes tested against every moving shape. A pair needs at least one side that moves, and passes
+PhysX's filters in order: the same link never meets itself, links of one articulation only with self
+collisions on and never parent with child, collision groups, then the model's excluded pairs
+(FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal,
+each point on B's surface, the normal from B toward A, a pair's sides ordered by shape type (sphere,
+capsule, box, plane: the lower type is A); points up to the pair's contact distance apart count
+(speculative contacts). Box pairs are in usdart.core.kernels.box_contacts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..layout import (
+    CC_DROPPED,
+    CC_POINTS,
+    CG_POINT,
+    CG_SEPARATION,
+    L_PARENT,
+    L_TREE,
+    S_GROUP,
+    S_LINK,
+    S_SELF_COLLIDE,
+    S_TREE,
+    S_TYPE,
+    SHAPE_BOX,
+    SHAPE_CAPSULE,
+    SHAPE_PLANE,
+    SHAPE_SPHERE,
+    SP_BOUND,
+    SP_CONTACT_OFFSET,
+    SP_SIZE0,
+    SP_SIZE1,
+    SP_SIZE2,
+    TS_CONTACTS,
+)
+from .box_contacts import box_box, capsule_box, sphere_box
+
+PARALLEL = 1e-6  # squared sine below which two capsule axes count as parallel (two contact points)
+
+
+@njit(cache=True, _nrt=False)
+def write_point(out, k, px, py, pz, nx, ny, nz, sep):
+    out[k, 0], out[k, 1], out[k, 2] = px, py, pz
+    out[k, 3], out[k, 4], out[k, 5] = nx, ny, nz
+    out[k, 6] = sep
+
+
+@njit(cache=True, _nrt=False)
+def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k):
+    """Sphere A at a against sphere B at b: one point (at out row k) when closer than margin; returns the
+    number written. Concentric spheres push apart along +z."""
+    dx, dy, dz = ax - bx, ay - by, az - bz
+    dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+    sep = dist - ra - rb
+    if sep >= margin:
+        return 0
+    if dist > 1e-12:
+        nx, ny, nz = dx / dist, dy / dist, dz / dist
+    else:
+        nx, ny, nz = 0.0, 0.0, 1.0
+    write_point(out, k, bx + nx * rb, by + ny * rb, bz + nz * rb, nx, ny, nz, sep)
+    return 1
+
+
+@njit(cache=True, _nrt=False)
+def segment_param(px, py, pz, cx, cy, cz, ux, uy, uz, half):
+    """Parameter in [-half, half] of the point of the segment c + s u closest to p."""
+    s = (px - cx) * ux + (py - cy) * uy + (pz - cz) * uz
+    return min(max(s, -half), half)
+
+
+@njit(cache=True, _nrt=False)
+def sphere_capsule(pa, ra, rot_b, pb, rb, hb, margin, out):
+    """Sphere A against capsule B: the sphere against B's nearest segment point."""
+    ux, uy, uz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
+    s = segment_param(pa[0], pa[1], pa[2], pb[0], pb[1], pb[2], ux, uy, uz, hb)
+    return sphere_sphere(
+        pa[0], pa[1], pa[2], ra, pb[0] + s * ux, pb[1] + s * uy, pb[2] + s * uz, rb, margin, out, np.int64(0)
+    )
+
+
+@njit(cache=True, _nrt=False)
+def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
+    """Capsule A against capsule B: the closest points of the two segments (one point), or, for parallel
+    axes whose segments overlap along them, the two ends of the overlap (a capsule lying on another)."""
+    ux, uy, uz = rot_a[0, 0], rot_a[1, 0], rot_a[2, 0]
+    vx, vy, vz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
+    wx, wy, wz = pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]
+    b = ux * vx + uy * vy + uz * vz
+    d = ux * wx + uy * wy + uz * wz
+    e = vx * wx + vy * wy + vz * wz
+    denominator = 1.0 - b * b
+    if denominator < PARALLEL:  # parallel: the overlap of the two segments along B's axis
+        lo, hi = max(-hb, e - ha), min(hb, e + ha)
+        if lo <= hi:
+            n = np.int64(0)
+            ends = 2 if hi - lo > 1e-9 else 1
+            for i in range(ends):
+                t = lo if i == 0 else hi
+                qx, qy, qz = pb[0] + t * vx, pb[1] + t * vy, pb[2] + t * vz
+                s = segment_param(qx, qy, qz, pa[0], pa[1], pa[2], ux, uy, uz, ha)
+                ax, ay, az = pa[0] + s * ux, pa[1] + s * uy, pa[2] + s * uz
+                n += sphere_sphere(ax, ay, az, ra, qx, qy, qz, rb, margin, out, n)
+            return n
+        s = -ha if e - ha > hb else ha  # the nearer end of A
+        t = hb if e - ha > hb else -hb
+    else:
+        s = min(max((b * e - d) / denominator, -ha), ha)
+        t = min(max(b * s + e, -hb), hb)
+        s = min(max(b * t - d, -ha), ha)
+    ax, ay, az = pa[0] + s * ux, pa[1] + s * uy, pa[2] + s * uz
+    bx, by, bz = pb[0] + t * vx, pb[1] + t * vy, pb[2] + t * vz
+    return sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, np.int64(0))
+
+
+@njit(cache=True, _nrt=False)
+def plane_distance(rot_b, pb, x, y, z):
+    return rot_b[0, 0] * (x - pb[0]) + rot_b[1, 0] * (y - pb[1]) + rot_b[2, 0] * (z - pb[2])
+
+
+@njit(cache=True, _nrt=False)
+def point_plane(x, y, z, radius, rot_b, pb, margin, out, k):
+    """A sphere of `radius` at (x, y, z) against plane B (normal: B's local x): one point when within margin."""
+    nx, ny, nz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
+    dist = plane_distance(rot_b, pb, x, y, z)
+    if dist - radius >= margin:
+        return 0
+    write_point(out, k, x - nx * dist, y - ny * dist, z - nz * dist, nx, ny, nz, dist - radius)
+    return 1
+
+
+@njit(cache=True, _nrt=False)
+def capsule_plane(rot_a, pa, ra, ha, rot_b, pb, margin, out):
+    """Capsule A against plane B: each end sphere of the segment (up to two points)."""
+    n = np.int64(0)
+    for sign in (-1.0, 1.0):
+        x, y, z = pa[0] + sign * ha * rot_a[0, 0], pa[1] + sign * ha * rot_a[1, 0], pa[2] + sign * ha * rot_a[2, 0]
+        n += point_plane(x, y, z, ra, rot_b, pb, margin, out, n)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def box_plane(rot_a, pa, half, rot_b, pb, margin, candidates, out):
+    """Box A against plane B: its corners within margin, reduced to at most four (keep_four)."""
+    n = np.int64(0)
+    for i in range(8):
+        sx = half[0] if i & 1 else -half[0]
+        sy = half[1] if i & 2 else -half[1]
+        sz = half[2] if i & 4 else -half[2]
+        x = pa[0] + rot_a[0, 0] * sx + rot_a[0, 1] * sy + rot_a[0, 2] * sz
+        y = pa[1] + rot_a[1, 0] * sx + rot_a[1, 1] * sy + rot_a[1, 2] * sz
+        z = pa[2] + rot_a[2, 0] * sx + rot_a[2, 1] * sy + rot_a[2, 2] * sz
+        n += point_plane(x, y, z, 0.0, rot_b, pb, margin, candidates, n)
+    return keep_four(candidates, n, out)
+
+
+@njit(cache=True, _nrt=False)
+def keep_four(points, n, out):
+    """At most four of n manifold points (rows as out's) into out: all when n <= 4, else the deepest, the one
+    farthest from it, and on each side of the line through those two the one spanning the largest triangle
+    with it (the area a resting patch keeps). Returns the count."""
+    if n <= 4:
+        for k in range(n):
+            for c in range(7):
+                out[k, c] = points[k, c]
+        return n
+    first = 0
+    for k in range(n):
+        if points[k, CG_SEPARATION] < points[first, CG_SEPARATION]:
+            first = k
+    second, far = first, -1.0
+    for k in range(n):
+        d = 0.0
+        for c in range(3):
+            d += (points[k, c] - points[first, c]) ** 2
+        if d > far:
+            second, far = k, d
+    third, fourth, low, high = -1, -1, 0.0, 0.0
+    for k in range(n):  # signed area about the normal: one side positive, the other negative
+        e0, e1 = points[second, 0] - points[first, 0], points[second, 1] - points[first, 1]
+        e2 = points[second, 2] - points[first, 2]
+        f0, f1, f2 = points[k, 0] - points[first, 0], points[k, 1] - points[first, 1], points[k, 2] - points[first, 2]
+        area = (
+            (e1 * f2 - e2 * f1) * points[k, 3] + (e2 * f0 - e0 * f2) * points[k, 4] + (e0 * f1 - e1 * f0) * points[k, 5]
+        )
+        if area > high:
+            third, high = k, area
+        if area < low:
+            fourth, low = k, area
+    m = 0
+    for k in (first, second, third, fourth):
+        if k >= 0:
+            for c in range(7):
+                out[m, c] = points[k, c]
+            m += 1
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, scratch, candidates, out):
+    """Contact points of shapes A and B (type_a <= type_b) within margin into out; returns their count."""
+    ra, rb = par_a[SP_SIZE0], par_b[SP_SIZE0]
+    if type_b == SHAPE_PLANE:
+        if type_a == SHAPE_SPHERE:
+            return point_plane(pa[0], pa[1], pa[2], ra, rot_b, pb, margin, out, np.int64(0))
+        if type_a == SHAPE_CAPSULE:
+            return capsule_plane(rot_a, pa, ra, par_a[SP_SIZE1], rot_b, pb, margin, out)
+        if type_a == SHAPE_BOX:
+            return box_plane(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, margin, candidates, out)
+        return 0
+    if type_b == SHAPE_SPHERE:
+        return sphere_sphere(pa[0], pa[1], pa[2], ra, pb[0], pb[1], pb[2], rb, margin, out, np.int64(0))
+    if type_b == SHAPE_CAPSULE:
+        if type_a == SHAPE_SPHERE:
+            return sphere_capsule(pa, ra, rot_b, pb, rb, par_b[SP_SIZE1], margin, out)
+        return capsule_capsule(rot_a, pa, ra, par_a[SP_SIZE1], rot_b, pb, rb, par_b[SP_SIZE1], margin, out)
+    half_b = par_b[SP_SIZE0 : SP_SIZE2 + 1]
+    if type_a == SHAPE_SPHERE:
+        return sphere_box(pa, ra, rot_b, pb, half_b, margin, out)
+    if type_a == SHAPE_CAPSULE:
+        return capsule_box(rot_a, pa, ra, par_a[SP_SIZE1], rot_b, pb, half_b, margin, scratch, out)
+    return box_box(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, half_b, margin, scratch, out)
+
+
+@njit(cache=True, _nrt=False)
+def shape_poses(shape, shape_rot, shape_pos, link_rot, link_pos, rot, pos):
+    """World pose of every shape: its link's pose times its pose in the link (static shapes: as stored)."""
+    for s in range(shape.shape[0]):
+        li = shape[s, S_LINK]
+        if li < 0:
+            for a in range(3):
+                pos[s, a] = shape_pos[s, a]
+                for b in range(3):
+                    rot[s, a, b] = shape_rot[s, a, b]
+            continue
+        R, p = link_rot[li], link_pos[li]
+        for a in range(3):
+            pos[s, a] = p[a] + R[a, 0] * shape_pos[s, 0] + R[a, 1] * shape_pos[s, 1] + R[a, 2] * shape_pos[s, 2]
+            for b in range(3):
+                rot[s, a, b] = (
+                    R[a, 0] * shape_rot[s, 0, b] + R[a, 1] * shape_rot[s, 1, b] + R[a, 2] * shape_rot[s, 2, b]
+                )
+
+
+@njit(cache=True, _nrt=False)
+def shape_bounds(shape, shape_par, rot, pos, bounds):
+    """Axis-aligned bounds of every shape grown by its contact offset: [min xyz, max xyz] (planes: none)."""
+    for s in range(shape.shape[0]):
+        kind = shape[s, S_TYPE]
+        par = shape_par[s]
+        for a in range(3):
+            if kind == SHAPE_BOX:
+                extent = abs(rot[s, a, 0]) * par[SP_SIZE0] + abs(rot[s, a, 1]) * par[SP_SIZE1]
+                extent += abs(rot[s, a, 2]) * par[SP_SIZE2]
+            elif kind == SHAPE_CAPSULE:
+                extent = par[SP_SIZE0] + abs(rot[s, a, 0]) * par[SP_SIZE1]
+            else:
+                extent = par[SP_BOUND]
+            extent += par[SP_CONTACT_OFFSET]
+            bounds[s, a] = pos[s, a] - extent
+            bounds[s, 3 + a] = pos[s, a] + extent
+
+
+@njit(cache=True, _nrt=False)
+def sort_by_low_x(order, count, bounds):
+    """Insertion sort of order[:count] by the bounds' low x (near linear: last step's order is kept)."""
+    for i in range(1, count):
+        s = order[i]
+        x = bounds[s, 0]
+        j = i - 1
+        while j >= 0 and bounds[order[j], 0] > x:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = s
+
+
+@njit(cache=True, _nrt=False)
+def excluded_pair(excluded, key):
+    lo, hi = 0, excluded.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if excluded[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < excluded.shape[0] and excluded[lo] == key
+
+
+@njit(cache=True, _nrt=False)
+def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
+    """PhysX's filters for shapes a and b (see the module docstring); pairs with no awake moving side are
+    left out too (a sleeping tree is woken through a pair with an awake one), and trees whose contacts are
+    switched off (TS_CONTACTS) touch nothing."""
+    ta, tb = shape[a, S_TREE], shape[b, S_TREE]
+    if (ta < 0 or asleep[ta]) and (tb < 0 or asleep[tb]):
+        return False
+    for t in (ta, tb):
+        if t >= 0 and tree_settings[t, TS_CONTACTS] == 0.0:
+            return False
+    la, lb = shape[a, S_LINK], shape[b, S_LINK]
+    if la >= 0 and lb >= 0:
+        if la == lb:
+            return False
+        if link[la, L_TREE] == link[lb, L_TREE]:
+            if shape[a, S_SELF_COLLIDE] == 0 or link[la, L_PARENT] == lb or link[lb, L_PARENT] == la:
+                return False
+    ga, gb = shape[a, S_GROUP], shape[b, S_GROUP]
+    if ga >= 0 and gb >= 0 and group_filter[ga, gb] != 0:
+        return False
+    n = shape.shape[0]
+    return not excluded_pair(excluded, min(a, b) * n + max(a, b))
+
+
+@njit(cache=True, _nrt=False)
+def add_pair(shape, shape_par, rot, pos, a, b, contact, contact_pair, count, scratch, candidates, found):
+    """Manifold of shapes a and b appended to the world's contacts (sides ordered by type, then index);
+    points beyond the contact arrays' room are counted as dropped."""
+    if shape[a, S_TYPE] > shape[b, S_TYPE] or (shape[a, S_TYPE] == shape[b, S_TYPE] and a > b):
+        a, b = b, a  # sides by type, then by shape: the same pair always gets the same normal
+    margin = shape_par[a, SP_CONTACT_OFFSET] + shape_par[b, SP_CONTACT_OFFSET]
+    n = manifold(
+        shape[a, S_TYPE], shape[b, S_TYPE], shape_par[a], shape_par[b], rot[a], pos[a], rot[b], pos[b], margin,
+        scratch, candidates, found,
+    )  # fmt: skip
+    k = count[CC_POINTS]
+    for i in range(n):
+        if k >= contact.shape[0]:
+            count[CC_DROPPED] += n - i
+            break
+        for c in range(CG_POINT, CG_SEPARATION + 1):
+            contact[k, c] = found[i, c]
+        contact_pair[k, 0], contact_pair[k, 1] = a, b
+        k += 1
+    count[CC_POINTS] = k
+
+
+@njit(cache=True, _nrt=False)
+def find_contacts(
+    shape,
+    shape_par,
+    shape_rot,
+    shape_pos,
+    group_filter,
+    excluded,
+    link,
+    tree_settings,
+    asleep,
+    link_rot,
+    link_pos,
+    rot,
+    pos,
+    bounds,
+    order,
+    contact,
+    contact_pair,
+    count,
+    scratch,
+    candidates,
+    found,
+):
+    """Every contact point of one world at the current link poses into contact / contact_pair (count:
+    CC_*). `order` holds the non-plane shapes, kept sorted between steps; planes are tested directly."""
+    count[CC_POINTS] = 0
+    count[CC_DROPPED] = 0
+    n = shape.shape[0]
+    if n == 0:
+        return
+    shape_poses(shape, shape_rot, shape_pos, link_rot, link_pos, rot, pos)
+    shape_bounds(shape, shape_par, rot, pos, bounds)
+    m = np.int64(0)
+    for s in range(n):
+        if shape[s, S_TYPE] != SHAPE_PLANE:
+            m += 1
+    sort_by_low_x(order, m, bounds)
+    for i in range(m):
+        a = order[i]
+        for j in range(i + 1, m):
+            b = order[j]
+            if bounds[b, 0] > bounds[a, 3]:
+                break
+            if (
+                bounds[b, 1] > bounds[a, 4]
+                or bounds[a, 1] > bounds[b, 4]
+                or bounds[b, 2] > bounds[a, 5]
+                or bounds[a, 2] > bounds[b, 5]
+            ):
+                continue
+            if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
+                add_pair(shape, shape_par, rot, pos, a, b, contact, contact_pair, count, scratch, candidates, found)
+    for p in range(n):
+        if shape[p, S_TYPE] != SHAPE_PLANE:
+            continue
+        for s in range(n):
+            if shape[s, S_TYPE] == SHAPE_PLANE or shape[s, S_TREE] < 0:
+                continue
+            # the lowest point of the shape's bounds along the normal is within reach of the plane
+            reach = 0.0
+            for a in range(3):
+                reach += abs(rot[p, a, 0]) * 0.5 * (bounds[s, 3 + a] - bounds[s, a])
+            if (
+                plane_distance(rot[p], pos[p], pos[s, 0], pos[s, 1], pos[s, 2]) - reach
+                > shape_par[p, SP_CONTACT_OFFSET]
+            ):
+                continue
+            if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, s, p):
+                add_pair(shape, shape_par, rot, pos, s, p, contact, contact_pair, count, scratch, candidates, found)

@@ -1,0 +1,445 @@
+"""Contact rows of one solver group: filled once per step from the contact points, solved as PhysX does.
+
+A shape pair's points form one patch (one normal). Every point gets a normal row; the patch gets up to two
+friction anchors (points closer than frictionOffsetThreshold + restDistance: the first, then the farthest
+pair), each with two tangent rows (t0 along the bodies' relative linear velocity at the step start, t1 =
+n x t0). Rows act on the generalized velocities of the trees of both sides through their point Jacobians;
+a row's response is the sum of its two sides' (PhysX treats two links of one articulation independently
+as well), plus the links' cfm on articulation links ("ext" contacts).
+
+Normal row (PhysX's TGS prep and solve; PGS: h = dt, 0.8, no displacement):
+  pen = separation - restDistance; bounce when e > 0, v_n < -bounceThreshold and -v_n > pen / dt: target
+  v* = -e v_n and the stored separation moves to the impact time, pen + v* (dt + pen / v_n);
+  each pass: s = stored + J dx - v* t (dx the displacement since the step start, t the time into the
+  step; velocity iterations clamp s >= 0), bias = min(maxDepenetrationVelocity, -c s) with c = 1/h while
+  apart at the start, softness/h when overlapping (softness = min(0.8, 2 / sqrt N)); impulse (bias -
+  (v_n - v*)) / r accumulated in [0, maxContactImpulse].
+Friction (per anchor, TGS): f = lambda - softness / r (v_t + b err) per tangent, err = J dx the anchor's
+  drift in the step, b = softness / h (0.8 / h on articulation links); the pair's |f| beyond share mu_s N
+  (N the patch's normal impulses, share 1/anchors) slides: scaled to at most share mu_d N. PGS: each row
+  clamped alone (a box), only in the last three position iterations and the velocity iterations.
+Anchors are not kept between steps yet (PhysX's persistent "strong" friction): a patch's anchors start
+each step without drift.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..layout import (
+    CC_DROPPED,
+    CC_ROWS,
+    CC_STORAGE,
+    CG_NORMAL,
+    CG_POINT,
+    CG_SEPARATION,
+    COMBINE_AVERAGE,
+    COMBINE_MAX,
+    COMBINE_MIN,
+    CR_CONTACT,
+    CR_FRICTION,
+    CR_KIND,
+    CR_NORMAL,
+    CR_PATCH0,
+    CR_PATCH1,
+    CR_STORAGE,
+    CR_TREE0,
+    CR_TREE1,
+    CS_BOUNCE_THRESHOLD,
+    CS_FRICTION_OFFSET_THRESHOLD,
+    CV_DYNAMIC_FRICTION,
+    CV_LAMBDA,
+    CV_MAX_IMPULSE,
+    CV_MAX_PUSH,
+    CV_MIN_NORMAL,
+    CV_RATE,
+    CV_RESPONSE,
+    CV_SEPARATION,
+    CV_SHARE,
+    CV_SOFTNESS,
+    CV_STATIC_FRICTION,
+    CV_TARGET,
+    S_ARTICULATED,
+    S_LINK,
+    S_TREE,
+    SP_DYNAMIC_FRICTION,
+    SP_FRICTION_COMBINE,
+    SP_MAX_DEPENETRATION,
+    SP_MAX_IMPULSE,
+    SP_REST_OFFSET,
+    SP_RESTITUTION,
+    SP_RESTITUTION_COMBINE,
+    SP_STATIC_FRICTION,
+    T_LINK0,
+    T_ROOT,
+    T_V0,
+    T_V1,
+)
+from .jacobian import point_jacobian
+from .kinematics import root_com
+from .rows import apply, rate
+from .solver import link_cfm
+from .tree_factor import solve
+
+TINY_RESPONSE = 1e-12  # rows whose response is below this cannot act (PhysX drops them)
+PGS_FRICTION_ITERATIONS = 3  # PGS solves friction in the last position iterations only
+ANCHOR_APART = 1e-8  # m^2: a second anchor must be at least this far (squared) from the first
+EXT_FRICTION_SOFTNESS = 0.8  # PhysX's friction bias on articulation links ignores the TGS softness
+
+
+@njit(cache=True, _nrt=False)
+def combine(mode, a, b):
+    """PhysX's combine of two material values by the pair's mode (the larger of the two shapes' modes)."""
+    if mode == COMBINE_AVERAGE:
+        return 0.5 * (a + b)
+    if mode == COMBINE_MIN:
+        return min(a, b)
+    if mode == COMBINE_MAX:
+        return max(a, b)
+    return a * b
+
+
+@njit(cache=True, _nrt=False)
+def side_jacobian(tree, links, dofs, shape, s, rot, pos, x, y, z, pj, row, c):
+    """pj[row:row+6] = the point Jacobian of world point (x, y, z) on shape s's link, when that link moves."""
+    t = shape[s, S_TREE]
+    if t < 0:
+        return
+    l0, v0 = tree[t, T_LINK0], tree[t, T_V0]
+    floating = tree[t, T_ROOT] == 6
+    if floating:
+        root_com(links.link_vec, rot, pos, l0, c)
+    point_jacobian(
+        links.link, dofs.dof, dofs.dof_par, l0, v0, tree[t, T_V1] - v0, floating, c, rot, pos, shape[s, S_LINK],
+        x, y, z, pj, row,
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def fill_row(trees, shape, a, b, kind, k, p0, p1, d0, d1, d2, pj, H, crow, cval, storage, count, r):
+    """Row r along direction d (world) at contact point k: Jacobian blocks +d on side A, -d on side B (from
+    pj rows 0-2 / 6-8), the responses M^-1 J^T, and r = J M^-1 J^T; False when storage is full."""
+    tree = trees.tree
+    ta, tb = shape[a, S_TREE], shape[b, S_TREE]
+    nva = tree[ta, T_V1] - tree[ta, T_V0] if ta >= 0 else 0
+    nvb = tree[tb, T_V1] - tree[tb, T_V0] if tb >= 0 else 0
+    off = count[CC_STORAGE]
+    if off + 2 * (nva + nvb) > storage.shape[0]:
+        return False
+    count[CC_STORAGE] = off + 2 * (nva + nvb)
+    row = crow[r]
+    row[CR_KIND], row[CR_CONTACT], row[CR_TREE0], row[CR_TREE1] = kind, k, ta, tb
+    row[CR_STORAGE], row[CR_PATCH0], row[CR_PATCH1] = off, p0, p1
+    response = 0.0
+    for side in range(2):
+        t, n, base = (ta, nva, 0) if side == 0 else (tb, nvb, 6)
+        sign = 1.0 if side == 0 else -1.0
+        j0 = off + (0 if side == 0 else nva)
+        r0 = off + nva + nvb + (0 if side == 0 else nva)
+        for col in range(n):
+            value = sign * (d0 * pj[base, col] + d1 * pj[base + 1, col] + d2 * pj[base + 2, col])
+            storage[j0 + col] = value
+            storage[r0 + col] = value
+        if n:
+            w0 = tree[t, T_V0]
+            solve(trees.v_parent, trees.v_h, w0, w0 + n, H, storage, r0)
+            for col in range(n):
+                response += storage[j0 + col] * storage[r0 + col]
+    values = cval[r]
+    for c in range(values.shape[0]):
+        values[c] = 0.0
+    values[CV_RESPONSE] = response
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def row_rate(tree, crow, storage, r, vel):
+    """J v of contact row r for the generalized vector vel (velocity or displacement)."""
+    ta, tb, off = crow[r, CR_TREE0], crow[r, CR_TREE1], crow[r, CR_STORAGE]
+    nva = tree[ta, T_V1] - tree[ta, T_V0] if ta >= 0 else 0
+    nvb = tree[tb, T_V1] - tree[tb, T_V0] if tb >= 0 else 0
+    value = rate(vel, tree[ta, T_V0], nva, storage, off) if ta >= 0 else 0.0
+    if tb >= 0:
+        value += rate(vel, tree[tb, T_V0], nvb, storage, off + nva)
+    return value
+
+
+@njit(cache=True, _nrt=False)
+def row_apply(tree, crow, storage, r, vel, impulse):
+    ta, tb, off = crow[r, CR_TREE0], crow[r, CR_TREE1], crow[r, CR_STORAGE]
+    nva = tree[ta, T_V1] - tree[ta, T_V0] if ta >= 0 else 0
+    nvb = tree[tb, T_V1] - tree[tb, T_V0] if tb >= 0 else 0
+    if ta >= 0:
+        apply(vel, tree[ta, T_V0], nva, storage, off + nva + nvb, impulse)
+    if tb >= 0:
+        apply(vel, tree[tb, T_V0], nvb, storage, off + 2 * nva + nvb, impulse)
+
+
+@njit(cache=True, _nrt=False)
+def fill_contacts(
+    trees,
+    links,
+    dofs,
+    shapes,
+    order,
+    c0,
+    c1,
+    dt,
+    h,
+    softness,
+    tgs,
+    vel,
+    rot,
+    pos,
+    H,
+    contact,
+    contact_pair,
+    crow,
+    cval,
+    storage,
+    count,
+    pj,
+    c,
+    cfm,
+):
+    """Rows of the contact points order[c0:c1] (one solver group, a pair's points together) appended to the
+    world's contact rows, prepared with the velocity vel (the step's velocity before its constraint
+    impulses: PGS with the step's gravity, TGS without the part its substeps add); h the rows' time step
+    (TGS substep or dt), softness PhysX's min(0.8, 2 / sqrt N) (PGS: 0.8). Returns the first row."""
+    tree, shape, par = trees.tree, shapes.shape, shapes.shape_par
+    first = count[CC_ROWS]
+    cfm_tree = -1
+    k = c0
+    while k < c1:
+        a, b = contact_pair[order[k], 0], contact_pair[order[k], 1]
+        end = k + 1
+        while end < c1 and contact_pair[order[end], 0] == a and contact_pair[order[end], 1] == b:
+            end += 1
+        r0 = count[CC_ROWS]
+        need = (end - k) + 4
+        if r0 + need > crow.shape[0]:
+            count[CC_DROPPED] += c1 - k
+            return first
+        # the pair's material, offsets and caps
+        fm = int(max(par[a, SP_FRICTION_COMBINE], par[b, SP_FRICTION_COMBINE]))
+        mu_d = max(combine(fm, par[a, SP_DYNAMIC_FRICTION], par[b, SP_DYNAMIC_FRICTION]), 0.0)
+        mu_s = max(combine(fm, par[a, SP_STATIC_FRICTION], par[b, SP_STATIC_FRICTION]), mu_d)
+        rm = int(max(par[a, SP_RESTITUTION_COMBINE], par[b, SP_RESTITUTION_COMBINE]))
+        e = combine(rm, par[a, SP_RESTITUTION], par[b, SP_RESTITUTION])
+        rest = par[a, SP_REST_OFFSET] + par[b, SP_REST_OFFSET]
+        push = min(par[a, SP_MAX_DEPENETRATION], par[b, SP_MAX_DEPENETRATION])
+        cap = min(par[a, SP_MAX_IMPULSE], par[b, SP_MAX_IMPULSE])
+        ext = shape[a, S_ARTICULATED] != 0 or shape[b, S_ARTICULATED] != 0
+        pair_cfm = 0.0
+        for s in (a, b):
+            t = shape[s, S_TREE]
+            if t >= 0 and shape[s, S_ARTICULATED] != 0:
+                if t != cfm_tree:
+                    link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, cfm)
+                    cfm_tree = t
+                pair_cfm = max(pair_cfm, cfm[shape[s, S_LINK]])
+        threshold = shapes.settings[CS_FRICTION_OFFSET_THRESHOLD] + rest
+        anchor0, anchor1, far = -1, -1, 0.0
+        min_normal = 0.0
+        full = False
+        for i in range(k, end):
+            g = contact[order[i]]
+            x, y, z = g[CG_POINT], g[CG_POINT + 1], g[CG_POINT + 2]
+            side_jacobian(tree, links, dofs, shape, a, rot, pos, x, y, z, pj, np.int64(0), c)
+            side_jacobian(tree, links, dofs, shape, b, rot, pos, x, y, z, pj, np.int64(6), c)
+            r = count[CC_ROWS]
+            n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
+            if not fill_row(trees, shape, a, b, np.int64(CR_NORMAL), order[i], r0, r0 + end - k - 1, n0, n1, n2, pj, H,
+                            crow, cval, storage, count, r):  # fmt: skip
+                full = True
+                break
+            count[CC_ROWS] = r + 1
+            v = cval[r]
+            v[CV_RESPONSE] += pair_cfm
+            vn = row_rate(tree, crow, storage, r, vel)
+            pen = g[CG_SEPARATION] - rest
+            target, stored = 0.0, pen
+            if e > 0.0 and vn < -shapes.settings[CS_BOUNCE_THRESHOLD] and -vn * dt > pen:
+                target = -e * vn
+                stored = pen + target * (dt + pen / vn) if tgs else pen
+            v[CV_SEPARATION], v[CV_TARGET] = stored, target
+            if tgs or target == 0.0:  # PGS drops the bias of a bouncing contact
+                v[CV_RATE] = (1.0 if pen > 0.0 else softness) / h
+            v[CV_MAX_PUSH], v[CV_MAX_IMPULSE] = push, cap
+            if v[CV_RESPONSE] > TINY_RESPONSE:
+                min_normal += max(0.0, (target - pen / dt - vn) / v[CV_RESPONSE])
+            if g[CG_SEPARATION] < threshold:  # a friction anchor: the first, then the farthest pair
+                if anchor0 < 0:
+                    anchor0 = i
+                else:
+                    d_first = _distance2(contact[order[anchor0]], g)
+                    if anchor1 < 0:
+                        if d_first > ANCHOR_APART:
+                            anchor1, far = i, d_first
+                    else:
+                        d_second = _distance2(contact[order[anchor1]], g)
+                        if d_first > d_second and d_first > far:
+                            anchor1, far = i, d_first
+                        elif d_second > far:
+                            anchor0, far = i, d_second
+        if full:
+            count[CC_DROPPED] += c1 - k
+            return first
+        p0, p1 = r0, count[CC_ROWS] - 1
+        anchors = (anchor0 >= 0) + (anchor1 >= 0)
+        if anchors == 0 or mu_s <= 0.0:
+            k = end
+            continue
+        min_normal *= 0.25 / (end - k) if ext else 0.0
+        # tangents: the relative linear velocity of the two bodies in the tangent plane, else a fixed axis
+        g = contact[order[k]]
+        n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
+        u0, u1, u2 = _relative_linear_velocity(tree, shape, a, b, vel)
+        un = u0 * n0 + u1 * n1 + u2 * n2
+        u0, u1, u2 = u0 - un * n0, u1 - un * n1, u2 - un * n2
+        length = u0 * u0 + u1 * u1 + u2 * u2
+        if length <= 1e-4:
+            if abs(n0) < 0.70710678:
+                u0, u1, u2 = 0.0, -n2, n1
+            else:
+                u0, u1, u2 = -n1, n0, 0.0
+            length = u0 * u0 + u1 * u1 + u2 * u2
+        scale = 1.0 / math.sqrt(length)
+        u0, u1, u2 = u0 * scale, u1 * scale, u2 * scale
+        w0, w1, w2 = n1 * u2 - n2 * u1, n2 * u0 - n0 * u2, n0 * u1 - n1 * u0
+        scale = 1.0 / math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+        w0, w1, w2 = w0 * scale, w1 * scale, w2 * scale
+        for anchor in (anchor0, anchor1):
+            if anchor < 0:
+                continue
+            g = contact[order[anchor]]
+            x, y, z = g[CG_POINT], g[CG_POINT + 1], g[CG_POINT + 2]
+            side_jacobian(tree, links, dofs, shape, a, rot, pos, x, y, z, pj, np.int64(0), c)
+            side_jacobian(tree, links, dofs, shape, b, rot, pos, x, y, z, pj, np.int64(6), c)
+            for axis in range(2):
+                r = count[CC_ROWS]
+                d0, d1, d2 = (u0, u1, u2) if axis == 0 else (w0, w1, w2)
+                if not fill_row(trees, shape, a, b, np.int64(CR_FRICTION), order[anchor], p0, p1, d0, d1, d2, pj, H,
+                                crow, cval, storage, count, r):  # fmt: skip
+                    count[CC_DROPPED] += c1 - k
+                    return first
+                count[CC_ROWS] = r + 1
+                v = cval[r]
+                v[CV_RESPONSE] += pair_cfm
+                v[CV_STATIC_FRICTION], v[CV_DYNAMIC_FRICTION] = mu_s, mu_d
+                v[CV_SHARE] = 1.0 / anchors
+                v[CV_SOFTNESS] = softness
+                v[CV_RATE] = (EXT_FRICTION_SOFTNESS if ext else softness) / h if tgs else 0.0
+                v[CV_MIN_NORMAL] = min_normal
+        k = end
+    return first
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _distance2(p, q):
+    return (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2
+
+
+@njit(cache=True, _nrt=False)
+def _relative_linear_velocity(tree, shape, a, b, vel):
+    """v_A - v_B of the two sides' trees' root linear velocities (floating trees; else 0): PhysX's tangent
+    choice reads the bodies' linear velocities, not the point's."""
+    u0, u1, u2 = 0.0, 0.0, 0.0
+    for s, sign in ((a, 1.0), (b, -1.0)):
+        t = shape[s, S_TREE]
+        if t >= 0 and tree[t, T_ROOT] == 6:
+            v0 = tree[t, T_V0]
+            u0 += sign * vel[v0]
+            u1 += sign * vel[v0 + 1]
+            u2 += sign * vel[v0 + 2]
+    return u0, u1, u2
+
+
+@njit(cache=True, _nrt=False)
+def patch_normal_impulse(crow, cval, r):
+    total = 0.0
+    for p in range(crow[r, CR_PATCH0], crow[r, CR_PATCH1] + 1):
+        total += cval[p, CV_LAMBDA]
+    return max(total, cval[r, CV_MIN_NORMAL])
+
+
+@njit(cache=True, _nrt=False)
+def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_iteration, friction, elapsed, gvel, moved):
+    """One Gauss-Seidel pass over the contact rows r0..r1-1 whose partner is static (`static`) or not;
+    returns the largest velocity change. `friction`: whether friction rows act in this pass (PGS: the last
+    three position iterations and the velocity iterations); elapsed: seconds into the step (TGS)."""
+    largest = 0.0
+    r = r0
+    while r < r1:
+        row = crow[r]
+        if (row[CR_TREE0] < 0 or row[CR_TREE1] < 0) != static:
+            r += 1
+            continue
+        v = cval[r]
+        if row[CR_KIND] == CR_NORMAL:
+            response = v[CV_RESPONSE]
+            if response > TINY_RESPONSE:
+                s = v[CV_SEPARATION] - v[CV_TARGET] * elapsed
+                if tgs:
+                    s += row_rate(tree, crow, storage, r, moved)
+                if velocity_iteration:
+                    s = max(s, 0.0)
+                bias = min(v[CV_MAX_PUSH], -v[CV_RATE] * s)
+                vn = row_rate(tree, crow, storage, r, gvel)
+                accumulated = min(max(v[CV_LAMBDA] + (bias - vn + v[CV_TARGET]) / response, 0.0), v[CV_MAX_IMPULSE])
+                change = accumulated - v[CV_LAMBDA]
+                if change != 0.0:
+                    v[CV_LAMBDA] = accumulated
+                    row_apply(tree, crow, storage, r, gvel, change)
+                    largest = max(largest, abs(change) * response)
+            r += 1
+            continue
+        # a friction anchor: its two tangent rows r, r + 1
+        if not friction:
+            r += 2
+            continue
+        w = cval[r + 1]
+        normal = patch_normal_impulse(crow, cval, r)
+        f0, f1 = v[CV_LAMBDA], w[CV_LAMBDA]
+        for axis in range(2):
+            u = v if axis == 0 else w
+            if u[CV_RESPONSE] <= TINY_RESPONSE:
+                continue
+            drift = row_rate(tree, crow, storage, r + axis, moved) if tgs else 0.0
+            slip = row_rate(tree, crow, storage, r + axis, gvel) + u[CV_RATE] * drift
+            step = -u[CV_SOFTNESS] * slip / u[CV_RESPONSE]
+            if axis == 0:
+                f0 += step
+            else:
+                f1 += step
+        limit = v[CV_SHARE] * v[CV_STATIC_FRICTION] * normal
+        slide = v[CV_SHARE] * v[CV_DYNAMIC_FRICTION] * normal
+        if tgs:  # a circular cone per anchor
+            size = math.sqrt(f0 * f0 + f1 * f1)
+            if size > limit:
+                scale = min(slide, size) / size
+                f0, f1 = f0 * scale, f1 * scale
+        else:  # PGS: each row on its own
+            if abs(f0) > limit:
+                f0 = math.copysign(slide, f0)
+            if abs(f1) > limit:
+                f1 = math.copysign(slide, f1)
+        for axis in range(2):
+            u = v if axis == 0 else w
+            change = (f0 if axis == 0 else f1) - u[CV_LAMBDA]
+            if change != 0.0:
+                u[CV_LAMBDA] += change
+                row_apply(tree, crow, storage, r + axis, gvel, change)
+                largest = max(largest, abs(change) * u[CV_RESPONSE])
+        r += 2
+    return largest
+
+
+@njit(cache=True, _nrt=False)
+def friction_pass(iteration, position_iterations, tgs):
+    """Whether friction rows act in this pass: TGS always, PGS in its last three position iterations and
+    in the velocity iterations."""
+    return tgs or iteration >= position_iterations - PGS_FRICTION_ITERATIONS

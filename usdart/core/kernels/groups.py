@@ -1,0 +1,86 @@
+"""Solver groups of one world's step: islands (trees joined by joints) joined this step by contacts.
+
+PhysX solves an island of bodies that touch as one: every row of it with the island's largest iteration
+counts. Here a group is a set of model islands whose trees touch through a contact between two moving
+sides; a group's root is its smallest island, `nxt` chains its islands from the root, and its contact points
+are order[start[root]:start[root + 1]], by shape pair (a pair's points together, in the order its manifold gave
+them), so a group is solved alike whatever else the scene holds.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..layout import CC_POINTS, S_TREE, T_ISLAND
+
+
+@njit(cache=True, _nrt=False)
+def _root(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@njit(cache=True, _nrt=False)
+def solver_groups(tree, shape, contact_pair, count, only_island, parent, nxt, start, order):
+    """Group the islands of one world by this step's contacts (see the module docstring). With only_island
+    >= 0 (stepping one articulation) nothing joins and contacts with trees of other islands are left out."""
+    n_islands = parent.shape[0]
+    for i in range(n_islands):
+        parent[i] = i
+        start[i] = 0
+    start[n_islands] = 0
+    n = count[CC_POINTS]
+    for k in range(n):
+        ta, tb = shape[contact_pair[k, 0], S_TREE], shape[contact_pair[k, 1], S_TREE]
+        if ta >= 0 and tb >= 0 and only_island < 0:
+            a, b = _root(parent, tree[ta, T_ISLAND]), _root(parent, tree[tb, T_ISLAND])
+            if a != b:  # the smaller island becomes the root
+                parent[max(a, b)] = min(a, b)
+    for i in range(n_islands):
+        parent[i] = _root(parent, i)
+        nxt[i] = -1
+    for i in range(n_islands - 1, -1, -1):  # chain each group's islands in order after its root
+        r = parent[i]
+        if r != i:
+            nxt[i] = nxt[r]
+            nxt[r] = i
+    # counting sort of the contact points by group root (stable)
+    for k in range(n):
+        island = _contact_island(tree, shape, contact_pair, k, only_island)
+        if island >= 0:
+            start[parent[island] + 1] += 1
+    for i in range(n_islands):
+        start[i + 1] += start[i]
+    for k in range(n):
+        island = _contact_island(tree, shape, contact_pair, k, only_island)
+        if island >= 0:
+            r = parent[island]
+            order[start[r]] = k
+            start[r] += 1
+    for i in range(n_islands, 0, -1):
+        start[i] = start[i - 1]
+    start[0] = 0
+    n_shapes = shape.shape[0]
+    for r in range(n_islands):  # each group's pairs in shape order, whatever order the broad phase found them
+        for i in range(start[r] + 1, start[r + 1]):
+            k = order[i]
+            key = contact_pair[k, 0] * n_shapes + contact_pair[k, 1]
+            j = i - 1
+            while j >= start[r] and contact_pair[order[j], 0] * n_shapes + contact_pair[order[j], 1] > key:
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = k
+
+
+@njit(cache=True, _nrt=False)
+def _contact_island(tree, shape, contact_pair, k, only_island):
+    """The island of contact point k's moving side (A's when both move); -1 when it is left out."""
+    ta, tb = shape[contact_pair[k, 0], S_TREE], shape[contact_pair[k, 1], S_TREE]
+    island = tree[ta, T_ISLAND] if ta >= 0 else tree[tb, T_ISLAND]
+    if only_island >= 0:
+        for t in (ta, tb):
+            if t >= 0 and tree[t, T_ISLAND] != only_island:
+                return -1
+    return island

@@ -1,0 +1,123 @@
+"""The scene model's collision shapes: the colliders of a description as flat tables for the contact kernels.
+
+Each shape sits on a link of a tree (its pose in the link frame) or is static (its pose in world). Filtering
+that depends on the shapes' trees (links of one articulation, a fixed base's root link) is decided in the
+kernel from the tables; filtering that names prims (FilteredPairsAPI, joints whose collisionEnabled is false)
+becomes `excluded`, a sorted list of shape-pair keys; collision groups a group-pair table.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import layout as L
+from .description import COMBINE_MODES, ColliderDesc, SceneDescription
+from .frames import quat_to_matrix
+
+
+class Shapes(NamedTuple):
+    shape: np.ndarray  # (n_shapes, SHAPE_COLUMNS) int64: S_*
+    shape_par: np.ndarray  # (n_shapes, SHAPE_PAR_COLUMNS): SP_*
+    shape_rot: np.ndarray  # (n_shapes, 3, 3) in the link frame (static: world)
+    shape_pos: np.ndarray  # (n_shapes, 3)
+    group_filter: np.ndarray  # (n_groups, n_groups) int64: 1 where the two groups never collide
+    excluded: np.ndarray  # (n_excluded,) int64 sorted: a * n_shapes + b (a < b) for pairs that never collide
+    settings: np.ndarray  # (CONTACT_SETTING_COUNT,): CS_*
+
+
+def no_shapes() -> Shapes:
+    return Shapes(
+        np.zeros((0, L.SHAPE_COLUMNS), np.int64),
+        np.zeros((0, L.SHAPE_PAR_COLUMNS)),
+        np.zeros((0, 3, 3)),
+        np.zeros((0, 3)),
+        np.zeros((1, 1), np.int64),
+        np.zeros(0, np.int64),
+        np.zeros(L.CONTACT_SETTING_COUNT),
+    )
+
+
+def pair_key(a: int, b: int, n: int) -> int:
+    return min(a, b) * n + max(a, b)
+
+
+def _bound(c: ColliderDesc) -> float:
+    """Radius of a sphere about the shape's centre that holds it (inf for a plane)."""
+    if c.shape == "sphere":
+        return float(c.size[0])
+    if c.shape == "capsule":
+        return float(c.size[0] + c.size[1])
+    if c.shape == "box":
+        return float(np.linalg.norm(c.size))
+    return np.inf
+
+
+def build_shapes(
+    description: SceneDescription,
+    where: dict[str, tuple[int, int]],
+    tree_table: np.ndarray,
+    self_collisions: list[bool],
+    articulated: list[bool],
+) -> Shapes:
+    """Tables of the description's colliders. `where`: body path -> (tree, global link) of every simulated
+    body; tree_table: the model's (T_* columns); self_collisions: per tree, whether its links collide with
+    each other (articulations: enabledSelfCollisions; a free body's one link never meets itself); articulated:
+    per tree, whether it is an articulation (not a free body)."""
+    colliders = [c for c in description.colliders if c.body is None or c.body in where]
+    n = len(colliders)
+    shape = np.full((n, L.SHAPE_COLUMNS), -1, np.int64)
+    par = np.zeros((n, L.SHAPE_PAR_COLUMNS))
+    rot = np.zeros((n, 3, 3))
+    pos = np.zeros((n, 3))
+    bodies = description.bodies
+    for s, c in enumerate(colliders):
+        shape[s, L.S_TYPE] = L.SHAPE_NAMES.index(c.shape)
+        if c.body is not None:
+            t, link = where[c.body]
+            shape[s, L.S_LINK] = link
+            fixed_root = tree_table[t, L.T_ROOT] == 0 and link == tree_table[t, L.T_LINK0]
+            shape[s, L.S_TREE] = -1 if fixed_root else t
+            shape[s, L.S_SELF_COLLIDE] = int(self_collisions[t])
+            shape[s, L.S_ARTICULATED] = int(articulated[t])
+        shape[s, L.S_GROUP] = c.group
+        body = bodies.get(c.body) if c.body else None
+        m = c.material
+        par[s, L.SP_SIZE0 : L.SP_SIZE2 + 1] = c.size
+        par[s, L.SP_CONTACT_OFFSET] = c.contact_offset
+        par[s, L.SP_REST_OFFSET] = c.rest_offset
+        par[s, L.SP_STATIC_FRICTION] = m.static_friction
+        par[s, L.SP_DYNAMIC_FRICTION] = m.dynamic_friction
+        par[s, L.SP_RESTITUTION] = m.restitution
+        par[s, L.SP_FRICTION_COMBINE] = COMBINE_MODES.index(m.friction_combine)
+        par[s, L.SP_RESTITUTION_COMBINE] = COMBINE_MODES.index(m.restitution_combine)
+        par[s, L.SP_MAX_DEPENETRATION] = body.max_depenetration_velocity if body else np.inf
+        par[s, L.SP_MAX_IMPULSE] = body.max_contact_impulse if body else np.inf
+        par[s, L.SP_BOUND] = _bound(c)
+        rot[s] = quat_to_matrix(c.pose.orientation)
+        pos[s] = c.pose.position
+    groups = len(description.collision_groups)
+    group_filter = np.zeros((max(groups, 1), max(groups, 1)), np.int64)
+    for a, b in description.filtered_groups:
+        group_filter[a, b] = 1
+
+    index = {c.path: s for s, c in enumerate(colliders)}
+
+    def owned(prim: str) -> list[int]:
+        """Shapes of a joint's side: a body's shapes, or the static shapes at or under that prim."""
+        return [
+            s
+            for s, c in enumerate(colliders)
+            if c.body == prim or (c.body is None and (c.path == prim or c.path.startswith(prim + "/")))
+        ]
+
+    keys = {pair_key(index[a], index[b], n) for a, b in description.filtered_pairs if a in index and b in index}
+    for a, b in description.jointed_pairs:
+        keys |= {pair_key(i, j, n) for i in owned(a) for j in owned(b) if i != j}
+    settings = np.zeros(L.CONTACT_SETTING_COUNT)
+    st = description.settings
+    settings[L.CS_BOUNCE_THRESHOLD] = st.bounce_threshold
+    settings[L.CS_FRICTION_OFFSET_THRESHOLD] = st.friction_offset_threshold
+    settings[L.CS_CORRELATION_DISTANCE] = st.friction_correlation_distance
+    return Shapes(shape, par, rot, pos, group_filter, np.array(sorted(keys), np.int64), settings)

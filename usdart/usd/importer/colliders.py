@@ -1,0 +1,269 @@
+"""Collision shapes for contacts: geometry, materials, offsets and filtering, read as PhysX reads them.
+
+usd-core's UsdPhysics parser already finds every collider, its body (the closest ancestor-or-self rigid body;
+none: static), its pose in the body frame and its size with the world scale baked in (PhysX shapes carry no
+scale). This module turns those into ColliderDesc in SI units with PhysX's conventions and defaults
+(reference physx_contacts.md):
+- geometry: Sphere, Cube (box), Capsule (its axis becomes the shape's local X, as PxCapsuleGeometry's) and
+  Plane (static only; its normal becomes the local X). Other shapes (meshes, cylinders, cones) do not
+  collide yet: one warning lists them;
+- material: the physics-purpose binding the parser resolved, PhysxMaterialAPI's combine modes; with no
+  material, the material bound to the physics scene, else PhysX's default (0.5 / 0.5 / 0, average). A
+  MaterialAPI with unauthored frictions is frictionless (PhysX reads the schema's 0);
+- offsets: physxCollision:restOffset (unauthored: 0) and contactOffset, automatic where unauthored:
+  max(2 dt^2 max(|g|, 1), 0.02 x smallest extent) + max(restOffset, 0) in stage units, dt = 1 /
+  timeStepsPerSecond; a plane's 0.02 stage units; an authored contactOffset not above the restOffset
+  becomes contactOffset + restOffset + 0.001 (Kit's repair);
+- filtering: collision groups (groups that list each other never collide; the scene's
+  physxScene:invertCollisionGroupFilter inverts; physics:invertFilteredGroups and mergeGroup are not read,
+  as PhysX does not read them), FilteredPairsAPI on colliders, bodies and articulations, and joints outside
+  articulation trees whose physics:collisionEnabled is false (default).
+Kinematic bodies and bodies with rigidBodyEnabled = false hold their colliders still at their stage pose.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pxr import Sdf, Usd, UsdPhysics, UsdShade
+
+from ...core.description import COMBINE_MODES, BodyDesc, ColliderDesc, MaterialDesc, Pose, SceneSettings
+from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
+from ...errors import PhysicsImportError
+from .transforms import WorldTransforms
+from .usd_values import authored, read
+
+SHAPES = {"SphereShape": "sphere", "CubeShape": "box", "CapsuleShape": "capsule", "PlaneShape": "plane"}
+NOT_COLLIDING_YET = (
+    "Capsule1Shape",
+    "CylinderShape",
+    "Cylinder1Shape",
+    "ConeShape",
+    "MeshShape",
+    "SpherePointsShape",
+    "CustomShape",
+)
+PLANE_CONTACT_OFFSET = 0.02  # stage units (0.02 x tolerancesLength)
+AUTO_OFFSET_FRACTION = 0.02  # of the shape's smallest extent
+OFFSET_REPAIR = 0.001  # stage units added when an authored contactOffset is not above the restOffset
+
+# rotation taking the local X axis (PhysX's capsule axis, plane normal) to a USD axis token
+_AXIS_FROM_X = {
+    "X": np.eye(3),
+    "Y": np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+    "Z": np.array([[0.0, 0.0, -1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
+}
+
+
+def _quat(gf_quat) -> np.ndarray:
+    return np.array([gf_quat.GetReal(), *gf_quat.GetImaginary()], float)
+
+
+def _combine_token(prim: Usd.Prim, name: str, warnings: list[str]) -> str:
+    token = authored(prim, name)
+    if token is None:
+        return "average"
+    if str(token) not in COMBINE_MODES:
+        warnings.append(f"{prim.GetPath()}: {name} '{token}' is not a combine mode; PhysX keeps 'average'")
+        return "average"
+    return str(token)
+
+
+class Colliders:
+    """Reads every collider of a parsed stage; `read` returns them with the filtering they need."""
+
+    def __init__(
+        self,
+        stage: Usd.Stage,
+        parsed: dict,
+        bodies: dict[str, BodyDesc],
+        transforms: WorldTransforms,
+        settings: SceneSettings,
+        warnings: list[str],
+    ):
+        self.stage, self.parsed, self.bodies = stage, parsed, bodies
+        self.transforms, self.settings, self.warnings = transforms, settings, warnings
+        self.materials: dict[str, MaterialDesc] = {}
+        self.default_material = self._scene_material()
+
+    def _entries(self, type_name: str):
+        paths, descs = self.parsed.get(getattr(UsdPhysics.ObjectType, type_name), ([], []))
+        return list(zip((str(p) for p in paths), descs))
+
+    # ---- materials ---------------------------------------------------------------------------------
+    def _material(self, path: str) -> MaterialDesc:
+        if path not in self.materials:
+            prim = self.stage.GetPrimAtPath(path)
+            self.materials[path] = MaterialDesc(
+                static_friction=float(read(prim, "physics:staticFriction", 0.0)),
+                dynamic_friction=float(read(prim, "physics:dynamicFriction", 0.0)),
+                restitution=float(read(prim, "physics:restitution", 0.0)),
+                friction_combine=_combine_token(prim, "physxMaterial:frictionCombineMode", self.warnings),
+                restitution_combine=_combine_token(prim, "physxMaterial:restitutionCombineMode", self.warnings),
+            )
+            if float(read(prim, "physxMaterial:compliantContactStiffness", 0.0)) > 0.0:
+                self.warnings.append(f"{path}: compliant contacts are not simulated yet; rigid contacts are used")
+        return self.materials[path]
+
+    def _scene_material(self) -> MaterialDesc:
+        """The material bound to the physics scene with the physics purpose, else PhysX's default."""
+        if self.settings.scene_path:
+            scene = self.stage.GetPrimAtPath(self.settings.scene_path)
+            bound, _ = UsdShade.MaterialBindingAPI(scene).ComputeBoundMaterial("physics")
+            if bound and bound.GetPrim().HasAPI(UsdPhysics.MaterialAPI):
+                return self._material(str(bound.GetPath()))
+        return MaterialDesc()
+
+    # ---- shapes ------------------------------------------------------------------------------------
+    def read(self) -> list[ColliderDesc]:
+        skipped = []
+        out = []
+        for type_name in NOT_COLLIDING_YET:
+            skipped += [p for p, d in self._entries(type_name) if d.collisionEnabled]
+        if skipped:
+            self.warnings.append(
+                f"{skipped[0]}: {len(skipped)} collider(s) of types other than Sphere, Cube, Capsule and Plane "
+                "(meshes, cylinders, cones) do not collide yet; they still count for mass"
+            )
+        for type_name, shape in SHAPES.items():
+            for path, desc in self._entries(type_name):
+                if not desc.collisionEnabled:
+                    continue
+                collider = self._collider(path, desc, shape)
+                if collider is not None:
+                    out.append(collider)
+        out.sort(key=lambda c: c.path)
+        return out
+
+    def _collider(self, path: str, desc, shape: str) -> ColliderDesc | None:
+        mpu = self.settings.meters_per_unit
+        prim = self.stage.GetPrimAtPath(path)
+        body = str(desc.rigidBody) if str(desc.rigidBody) else None
+        owner = self.bodies.get(body) if body else None
+        moving = owner is not None and not owner.kinematic
+        if shape == "plane" and moving:
+            self.warnings.append(f"{path}: a plane collider on a moving body is not supported (PhysX neither); ignored")
+            return None
+        if moving:
+            rotation = quat_to_matrix(_quat(desc.localRot))
+            position = np.array(desc.localPos, float) * mpu
+        else:  # static: its world pose (kinematic and disabled bodies hold their colliders where they are)
+            rotation, position, _ = decompose(self.transforms.matrix(prim))
+            position = position * mpu
+            body = None
+        if shape == "sphere":
+            size = np.array([desc.radius, 0.0, 0.0])
+        elif shape == "box":
+            size = np.abs(np.array(desc.halfExtents, float))
+        elif shape == "capsule":
+            size = np.array([desc.radius, desc.halfHeight, 0.0])
+        else:
+            size = np.zeros(3)
+        if shape in ("capsule", "plane"):
+            rotation = rotation @ _AXIS_FROM_X[str(desc.axis)]
+        size = size * mpu
+        if not (np.all(np.isfinite(size)) and np.all(np.isfinite(position)) and np.all(np.isfinite(rotation))):
+            raise PhysicsImportError(path, "collider size or pose is NaN or infinite")
+        if shape != "plane" and size[0] <= 0.0 or (shape == "box" and np.any(size <= 0.0)):
+            self.warnings.append(f"{path}: collider has zero size; it does not collide")
+            return None
+        rest, contact = self._offsets(prim, shape, size / mpu)
+        return ColliderDesc(
+            path=path,
+            body=body,
+            shape=shape,
+            pose=Pose(position=position, orientation=matrix_to_quat(rotation)),
+            size=size,
+            material=self._material(str(desc.materials[0])) if desc.materials else self.default_material,
+            contact_offset=contact * mpu,
+            rest_offset=rest * mpu,
+        )
+
+    def _offsets(self, prim: Usd.Prim, shape: str, size_stage: np.ndarray) -> tuple[float, float]:
+        """(restOffset, contactOffset) in stage units, PhysX's automatic contact offset where unauthored."""
+        rest = authored(prim, "physxCollision:restOffset")
+        rest = 0.0 if rest is None or not np.isfinite(rest) else float(rest)
+        contact = authored(prim, "physxCollision:contactOffset")
+        if contact is not None and np.isfinite(contact) and contact >= 0.0:
+            contact = float(contact)
+            if contact <= rest:
+                contact = contact + rest + OFFSET_REPAIR
+            return rest, contact
+        if shape == "plane":
+            return rest, PLANE_CONTACT_OFFSET + max(rest, 0.0)
+        extent = {"sphere": 2 * size_stage[0], "capsule": 2 * size_stage[0], "box": 2 * size_stage.min()}[shape]
+        g = np.linalg.norm(self.settings.gravity) / self.settings.meters_per_unit
+        dt = self.settings.time_step
+        return rest, max(2.0 * dt * dt * max(g, 1.0), AUTO_OFFSET_FRACTION * extent) + max(rest, 0.0)
+
+    # ---- filtering -----------------------------------------------------------------------------------
+    def groups(self, colliders: list[ColliderDesc]) -> tuple[list[str], set[tuple[int, int]]]:
+        """Collision groups: each collider's group index (set on it) and the group pairs that never collide
+        (both orders), the scene's invert flag applied."""
+        entries = self._entries("CollisionGroup")
+        names = [p for p, _ in entries]
+        index = {p: i for i, p in enumerate(names)}
+        listed = set()
+        for p, d in entries:
+            for other in d.filteredGroups:
+                if str(other) in index:
+                    listed |= {(index[p], index[str(other)]), (index[str(other)], index[p])}
+        shape_groups = {p: d.collisionGroups for t in SHAPES for p, d in self._entries(t)}
+        for c in colliders:
+            member = [str(g) for g in shape_groups.get(c.path, []) if str(g) in index]
+            if len(member) > 1:
+                self.warnings.append(
+                    f"{c.path}: in {len(member)} collision groups; PhysX uses only the first ({member[0]})"
+                )
+            c.group = index[member[0]] if member else -1
+        if self.settings.invert_collision_group_filter:
+            every = {(a, b) for a in range(len(names)) for b in range(len(names))}
+            return names, every - listed
+        return names, listed
+
+    def filtered_pairs(self, colliders: list[ColliderDesc], articulation_links: dict[str, list[str]]):
+        """Collider path pairs FilteredPairsAPI keeps apart (on colliders, bodies or articulation roots,
+        targets expanded to the colliders in their hierarchy)."""
+
+        def members(path: str) -> list[str]:
+            if path in articulation_links:
+                links = set(articulation_links[path])
+                return [c.path for c in colliders if c.body in links]
+            prefix = Sdf.Path(path)
+            return [
+                c.path
+                for c in colliders
+                if Sdf.Path(c.path).HasPrefix(prefix) or (c.body and Sdf.Path(c.body).HasPrefix(prefix))
+            ]
+
+        sources = []
+        for t in SHAPES:
+            sources += [([p], d.filteredCollisions) for p, d in self._entries(t)]
+        for p, d in self._entries("RigidBody"):
+            sources.append(([c.path for c in colliders if c.body == p], d.filteredCollisions))
+        for p, d in self._entries("Articulation"):
+            sources.append((members(p), d.filteredCollisions))
+        pairs = set()
+        for own, targets in sources:
+            for target in targets:
+                for a in own:
+                    for b in members(str(target)):
+                        if a != b:
+                            pairs.add((min(a, b), max(a, b)))
+        return pairs
+
+
+def jointed_pairs(stage: Usd.Stage, joint_paths: list[str]) -> set[tuple[str, str]]:
+    """Prim pairs of joints outside articulation trees that keep physics:collisionEnabled at its default
+    false: PhysX sets no collision flag on such a PxJoint, so its two actors never touch. Static bodies
+    count by their prim (a collider under the target prim)."""
+    pairs = set()
+    for path in joint_paths:
+        prim = stage.GetPrimAtPath(path)
+        if read(prim, "physics:collisionEnabled", False):
+            continue
+        joint = UsdPhysics.Joint(prim)
+        sides = [joint.GetBody0Rel().GetTargets(), joint.GetBody1Rel().GetTargets()]
+        if all(sides):
+            a, b = str(sides[0][0]), str(sides[1][0])
+            pairs.add((min(a, b), max(a, b)))
+    return pairs
