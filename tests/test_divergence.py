@@ -289,7 +289,7 @@ def test_a_multi_world_run_is_bit_identical_with_and_without_the_guard():
     runs = []
     for speed in (None, math.inf):
         scene = load(ARM, worlds=3)
-        scene.contacts = False
+        scene.contacts_enabled = False
         if speed is not None:
             scene.divergence_speed = speed
         for w, target in enumerate((-0.5, 0.3, 0.0)):

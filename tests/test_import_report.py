@@ -2,8 +2,8 @@
 
 The statuses are checked against behaviour measured elsewhere: PhysX ignores the Newton schema's joint
 values and PhysxJointAPI (tests/test_physx.py runs ovphysx on both), so the "physx" reading must report
-them ignored and the "newton" reading used; a limit is used by both; a contact offset is ignored (no
-contacts yet)."""
+them ignored and the "newton" reading used; a limit is used by both; a contact offset is used on a sphere
+collider (tests/test_contacts.py measures it) and ignored on a body prim that is no collider."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import json
 
 from builders import body, joint, new_stage, root_api, set_attr
 from click.testing import CliRunner
-from pxr import Sdf
+from pxr import Sdf, UsdGeom, UsdPhysics
 
 from usdart.app.cli import main
+from usdart.usd.import_report import CONTACT_REASON
 
 
 def stage_file(tmp_path):
@@ -29,6 +30,9 @@ def stage_file(tmp_path):
     hinge.CreateAttribute("physxJoint:armature", Sdf.ValueTypeNames.Float).Set(0.5)
     link = st.GetPrimAtPath("/World/arm/link")
     link.CreateAttribute("physxCollision:contactOffset", Sdf.ValueTypeNames.Float).Set(0.02)
+    ball = UsdGeom.Sphere.Define(st, "/World/arm/link/ball").GetPrim()
+    UsdPhysics.CollisionAPI.Apply(ball)
+    ball.CreateAttribute("physxCollision:contactOffset", Sdf.ValueTypeNames.Float).Set(0.02)
     path = tmp_path / "stage.usda"
     st.GetRootLayer().Export(str(path))
     return path
@@ -49,7 +53,8 @@ def test_report_says_which_authored_attributes_the_physx_reading_used_and_why_no
     assert status == "ignored" and "PhysX ignores the Newton schema" in reason
     status, reason = fate["/World/arm/hinge", "physxJoint:armature"]
     assert status == "ignored" and "PhysxJointAxisAPI" in reason
-    assert fate["/World/arm/link", "physxCollision:contactOffset"] == ("ignored", "contacts are not simulated yet")
+    assert fate["/World/arm/link", "physxCollision:contactOffset"] == ("ignored", CONTACT_REASON)
+    assert fate["/World/arm/link/ball", "physxCollision:contactOffset"] == ("used", "")
     assert fate["/World/arm/link", "physics:mass"] == ("used", "")
 
 

@@ -34,7 +34,7 @@ def load(*args, **kwargs):
     damping or velocity limits), and no contacts: the twins and the stored references have none (the ant's
     torso overlaps its upper legs, which PhysX would push apart)."""
     scene = usdart.load(*args, semantics="newton", **kwargs)
-    scene.contacts = False
+    scene.contacts_enabled = False
     return scene
 
 

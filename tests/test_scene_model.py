@@ -273,7 +273,7 @@ def test_api_step_batch_world_and_scene_member_are_bit_identical():
 
     # a standalone Articulation (built from its description: no colliders) is the arm without contacts
     without = usdart.load(ARM)
-    without.contacts = False
+    without.contacts_enabled = False
     _kick(without.articulations[0], 0)
     without.step(STEPS)
     standalone = Articulation(arm.desc, gravity=alone.gravity, joints=alone.description.joints)

@@ -7,12 +7,13 @@ import dataclasses
 import numpy as np
 
 from .articulation import Articulation, divergence_error
+from .contact_report import Contacts, contact_report
 from .core import layout as L
 from .core.articulation_model import build_articulation_model, locked_axes
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
 from .core.model import build_model, closed_trees, constraint_joint
-from .core.shapes import build_shapes
+from .core.shapes import build_shapes, shape_colliders
 from .core.state import set_initial_state, zeros_control, zeros_state
 from .errors import UsdartError
 from .usd.importer import read_stage
@@ -45,6 +46,7 @@ class Scene:
         model = build_model(trees, [constraint_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
         first_link = model.trees.tree[:, L.T_LINK0]
         where = {link: (t, int(first_link[t]) + k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
+        self._colliders = shape_colliders(description, where)
         model = model._replace(
             shapes=build_shapes(
                 description,
@@ -137,14 +139,22 @@ class Scene:
         self._engine.control.tree_settings[:, L.TS_SUBSTEP_FORCES] = bool(value)
 
     @property
-    def contacts(self) -> bool:
+    def contacts_enabled(self) -> bool:
         """Whether shapes collide (True: every collider of the stage, as PhysX; False: no contacts at all,
         e.g. to compare dynamics with a simulator that has none)."""
         return bool(self._engine.control.tree_settings[:, L.TS_CONTACTS].all())
 
-    @contacts.setter
-    def contacts(self, value: bool) -> None:
+    @contacts_enabled.setter
+    def contacts_enabled(self, value: bool) -> None:
         self._engine.control.tree_settings[:, L.TS_CONTACTS] = bool(value)
+
+    def contacts(self, world: int = 0) -> Contacts:
+        """The contact points of the last step in a world (found at the step start, solved in it): see
+        `Contacts`. Bodies that sleep make no contacts; points beyond the scene's room are counted in
+        `dropped`."""
+        if not 0 <= world < self.worlds:
+            raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
+        return contact_report(self._engine, self._colliders, int(world))
 
     def _write_initial_state(self, state, control) -> None:
         """Every tree's authored initial state (poses, joint states, velocities, drive targets) into every
@@ -200,6 +210,7 @@ class Scene:
             for target, fresh in zip(engine.control[:4], control[:4]):  # not tree_settings
                 target[w] = fresh[0]
             engine.clear(w)
+            engine.work.contact_count[w] = 0  # the last step's contacts are gone with it
             engine.update_poses(w)
         if world is None:
             engine.time = 0.0

@@ -175,10 +175,10 @@ CC_POINTS, CC_ROWS, CC_STORAGE, CC_DROPPED = range(4)
 CR_NORMAL, CR_FRICTION = 0, 1
 CR_KIND, CR_CONTACT, CR_TREE0, CR_TREE1, CR_STORAGE, CR_PATCH0, CR_PATCH1 = range(7)
 CONTACT_ROW_COLUMNS = 7
-# work.contact_value (W, R, 12) float: accumulated impulse, response (+ cfm), separation at the step start
+# work.contact_value (W, R, 15) float: accumulated impulse, response (+ cfm), separation at the step start
 # (restitution: moved to the impact time), target velocity, bias rate (1/s), push-out cap, impulse cap,
 # frictions, the anchor's share of the patch's friction, the row's softness (an impulse removes this part of
-# its velocity error), the patch's minimum normal impulse for friction
+# its velocity error), the patch's minimum normal impulse for friction, the row's direction (world)
 (
     CV_LAMBDA,
     CV_RESPONSE,
@@ -192,5 +192,6 @@ CONTACT_ROW_COLUMNS = 7
     CV_SHARE,
     CV_SOFTNESS,
     CV_MIN_NORMAL,
-) = range(12)
-CONTACT_VALUE_COLUMNS = 12
+    CV_DIRECTION,
+) = range(13)
+CONTACT_VALUE_COLUMNS = 15  # CV_DIRECTION: the row's direction in world (3)

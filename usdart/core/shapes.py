@@ -54,6 +54,11 @@ def _bound(c: ColliderDesc) -> float:
     return np.inf
 
 
+def shape_colliders(description: SceneDescription, where: dict) -> list[ColliderDesc]:
+    """The colliders that become shapes, in shape order: static ones and those on simulated bodies."""
+    return [c for c in description.colliders if c.body is None or c.body in where]
+
+
 def build_shapes(
     description: SceneDescription,
     where: dict[str, tuple[int, int]],
@@ -65,7 +70,7 @@ def build_shapes(
     body; tree_table: the model's (T_* columns); self_collisions: per tree, whether its links collide with
     each other (articulations: enabledSelfCollisions; a free body's one link never meets itself); articulated:
     per tree, whether it is an articulation (not a free body)."""
-    colliders = [c for c in description.colliders if c.body is None or c.body in where]
+    colliders = shape_colliders(description, where)
     n = len(colliders)
     shape = np.full((n, L.SHAPE_COLUMNS), -1, np.int64)
     par = np.zeros((n, L.SHAPE_PAR_COLUMNS))

@@ -3,8 +3,8 @@
 `usdart inspect --report` lists, per prim, the physics API schemas it applies and each authored attribute
 of the physics namespaces (physics:, drive:, state:, limit:, physx*, newton:) with its fate: "used" when the
 importer read its value (usdart.usd.importer.usd_values.recording_reads), else "ignored" with the reason
-(PhysX ignores the Newton schema's values, PhysxJointAPI is gone from PhysX's schemas, contacts are not
-simulated yet, ...). Values are in the stage's units; the importer converts them to SI and radians.
+(PhysX ignores the Newton schema's values, PhysxJointAPI is gone from PhysX's schemas, a contact attribute
+usdart's contacts do not read yet, ...). Values are in the stage's units; the importer converts them to SI and radians.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pxr import Usd
 from .importer.usd_values import applied_schemas, python_value
 
 PHYSICS_NAMESPACES = ("physics:", "drive:", "state:", "limit:", "physx", "newton:")
-# attributes of contacts and collision geometry: usdart reads colliders for mass only, so far
+# attributes of contacts and collision geometry (usdart.usd.importer.colliders reads those its contacts use)
 CONTACT_ATTRIBUTES = (
     "physxCollision",
     "physxContactReport",
@@ -36,13 +36,19 @@ CONTACT_ATTRIBUTES = (
 )
 
 
+CONTACT_REASON = (
+    "not read by usdart's contacts: not on a collider they simulate (spheres, boxes, capsules and planes "
+    "collide so far), or a contact feature not simulated yet"
+)
+
+
 def _reason(name: str, semantics: str) -> str:
     if semantics == "physx" and name.startswith("newton:"):
         return "PhysX ignores the Newton schema's values (--semantics newton reads them)"
     if semantics == "physx" and name.startswith("physxJoint:"):
         return "PhysxJointAPI is gone from PhysX's schemas (25.11): author PhysxJointAxisAPI:<axis> instead"
     if name.startswith(CONTACT_ATTRIBUTES):
-        return "contacts are not simulated yet"
+        return CONTACT_REASON
     return "not read by usdart"
 
 

@@ -50,6 +50,7 @@ from ..layout import (
     CR_TREE1,
     CS_BOUNCE_THRESHOLD,
     CS_FRICTION_OFFSET_THRESHOLD,
+    CV_DIRECTION,
     CV_DYNAMIC_FRICTION,
     CV_LAMBDA,
     CV_MAX_IMPULSE,
@@ -152,6 +153,7 @@ def fill_row(trees, shape, a, b, kind, k, p0, p1, d0, d1, d2, pj, H, crow, cval,
     for c in range(values.shape[0]):
         values[c] = 0.0
     values[CV_RESPONSE] = response
+    values[CV_DIRECTION], values[CV_DIRECTION + 1], values[CV_DIRECTION + 2] = d0, d1, d2
     return True
 
 

@@ -438,19 +438,20 @@ def group_sweep(m, ctl, ws, w, root, n, dt, it, tgs_pass, span, friction):
 @njit(cache=True, _nrt=False, inline="always")
 def pgs(m, ctl, ws, w, root, n, n_velocity, dt):
     """PhysX's PGS over a solver group's filled rows: n position iterations, then the velocity iterations
-    (ws.gvel: final velocity, ws.gvel_pos: the position iterations'). Sweeps stop once one changes no
-    velocity by more than CONVERGED, but not before contact friction has had its passes."""
+    (ws.gvel: final velocity, ws.gvel_pos: the position iterations'). Each stage stops once a sweep
+    changes no velocity by more than CONVERGED (the position iterations not before contact friction has
+    had its passes); the velocity iterations always run, as PhysX's."""
     save_group_velocity(m, ws, w, root)
     frictional = ws.group_rows[w, 1] > ws.group_rows[w, 0]
-    for it in range(n + max(n_velocity, 1)):
-        velocity_iteration = it >= n
-        if it == n:
-            save_group_velocity(m, ws, w, root)
+    for it in range(n):
         friction = friction_pass(it, n, np.bool_(False))
-        largest = group_sweep(m, ctl, ws, w, root, n, dt, it, False, 0.0, friction)
-        if largest < CONVERGED and (friction or not frictional):
-            if not velocity_iteration:
-                save_group_velocity(m, ws, w, root)
+        if group_sweep(m, ctl, ws, w, root, n, dt, it, False, 0.0, friction) < CONVERGED and (
+            friction or not frictional
+        ):
+            break
+    save_group_velocity(m, ws, w, root)
+    for it in range(n, n + max(n_velocity, 1)):
+        if group_sweep(m, ctl, ws, w, root, n, dt, it, False, 0.0, True) < CONVERGED:
             break
 
 
