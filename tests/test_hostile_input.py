@@ -499,7 +499,9 @@ def test_loop_joint_whose_frames_are_far_apart_is_reported_and_never_gives_nan()
     stage = Usd.Stage.Open(str(SAMPLES / "square_loop.usda"))
     stage.GetPrimAtPath("/World/loopJoint").GetAttribute("physics:localPos0").Set(Gf.Vec3f(-4, 0, 0))
     scene = usdart.load(stage)
-    scene.contacts_enabled = False  # the loop joint is the subject: the links it drags through each other do not collide
+    scene.contacts_enabled = (
+        False  # the loop joint is the subject: the links it drags through each other do not collide
+    )
     assert any(w.startswith("/World/loopJoint: the joint's two frames are 3 m apart") for w in scene.warnings)
     scene.solver = "PGS"
     with pytest.raises(usdart.UsdartError, match="diverged"):

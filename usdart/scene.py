@@ -251,11 +251,16 @@ class Scene:
                 return
         raise UsdartError(f"{dof}: not a DOF of any articulation on this stage")
 
-    def body_transform(self, path: str, world: int = 0) -> np.ndarray:
-        """World pose [x, y, z, qw, qx, qy, qz] of a free rigid body's frame."""
+    def free_body(self, path: str) -> Articulation:
+        """The one-link floating articulation that simulates a free rigid body: its `state` holds the body's
+        velocity ([v_com; omega], world) and whether it sleeps."""
         if str(path) not in self._free:
             raise UsdartError(f"{path}: not a free (non-articulated, dynamic) rigid body of this stage")
-        return self._free[str(path)].link_transforms(world)[0]
+        return self._free[str(path)]
+
+    def body_transform(self, path: str, world: int = 0) -> np.ndarray:
+        """World pose [x, y, z, qw, qx, qy, qz] of a free rigid body's frame."""
+        return self.free_body(path).link_transforms(world)[0]
 
     @property
     def gravity(self) -> np.ndarray:

@@ -165,20 +165,23 @@ CONTACT_SETTING_COUNT = 3
 CG_POINT, CG_NORMAL, CG_SEPARATION = 0, 3, 6
 CONTACT_GEOMETRY = 7
 MANIFOLD_POINTS = 4  # contact points per shape pair at most (PhysX's persistent manifold)
-# work.contact_count (W, 4) int64: points found this step, rows filled, row storage used, points dropped for
-# lack of room (counted, not an error: PhysX's GPU buffers drop contacts the same way)
-CC_POINTS, CC_ROWS, CC_STORAGE, CC_DROPPED = range(4)
+# work.contact_count (W, 5) int64: points found this step, rows filled, row storage used, points dropped for
+# lack of room (counted, not an error: PhysX's GPU buffers drop contacts the same way), the step's number
+# (friction patches remember the step they were last used in)
+CC_POINTS, CC_ROWS, CC_STORAGE, CC_DROPPED, CC_STEP = range(5)
+CONTACT_COUNT_COLUMNS = 5
 # work.contact_row (W, R, 7) int64: one normal row per point, two friction rows per anchor (at most two
 # anchors per shape pair); kind, the contact point, trees of sides A and B (-1: does not move), where its
 # Jacobian starts in work.contact_storage (A's block, B's block, then the responses M^-1 J^T alike), the
 # patch's first and last normal rows
 CR_NORMAL, CR_FRICTION = 0, 1
-CR_KIND, CR_CONTACT, CR_TREE0, CR_TREE1, CR_STORAGE, CR_PATCH0, CR_PATCH1 = range(7)
-CONTACT_ROW_COLUMNS = 7
+CR_KIND, CR_CONTACT, CR_TREE0, CR_TREE1, CR_STORAGE, CR_PATCH0, CR_PATCH1, CR_SLOT = range(8)
+CONTACT_ROW_COLUMNS = 8  # CR_SLOT: a friction row's patch in work.patch_key / patch (its anchors kept there)
 # work.contact_value (W, R, 15) float: accumulated impulse, response (+ cfm), separation at the step start
 # (restitution: moved to the impact time), target velocity, bias rate (1/s), push-out cap, impulse cap,
 # frictions, the anchor's share of the patch's friction, the row's softness (an impulse removes this part of
-# its velocity error), the patch's minimum normal impulse for friction, the row's direction (world)
+# its velocity error), the patch's minimum normal impulse for friction (friction rows: the anchor's drift
+# at the step start in CV_SEPARATION), whether the anchor slid in the last pass, the row's direction (world)
 (
     CV_LAMBDA,
     CV_RESPONSE,
@@ -192,6 +195,14 @@ CONTACT_ROW_COLUMNS = 7
     CV_SHARE,
     CV_SOFTNESS,
     CV_MIN_NORMAL,
+    CV_BROKEN,
     CV_DIRECTION,
-) = range(13)
-CONTACT_VALUE_COLUMNS = 15  # CV_DIRECTION: the row's direction in world (3)
+) = range(14)
+CONTACT_VALUE_COLUMNS = 16  # CV_DIRECTION: the row's direction in world (3)
+# friction patches kept between steps (PhysX's "strong friction"): work.patch_key (W, P, 2) int64 [shape
+# pair key + 1 (0: empty), step last used], work.patch (W, P, 15): anchor count, broken in its last pass,
+# the normal in A's frame, then per anchor its position in A's frame and in B's (the link frames; world for
+# a static side)
+PK_KEY, PK_STEP = range(2)
+FP_ANCHORS, FP_BROKEN, FP_NORMAL, FP_ANCHOR = 0, 1, 2, 5
+PATCH_COLUMNS = 17

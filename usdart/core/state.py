@@ -82,7 +82,7 @@ class Workspace(NamedTuple):
     shape_order: np.ndarray  # (W, n_shapes) int64: non-plane shapes sorted by low x (kept between steps)
     contact: np.ndarray  # (W, n_contacts, CONTACT_GEOMETRY): CG_*
     contact_pair: np.ndarray  # (W, n_contacts, 2) int64: shapes A, B
-    contact_count: np.ndarray  # (W, 4) int64: CC_*
+    contact_count: np.ndarray  # (W, CONTACT_COUNT_COLUMNS) int64: CC_*
     contact_order: np.ndarray  # (W, n_contacts) int64: contact points by solver group
     contact_scratch: np.ndarray  # (W, 32, 3) narrow-phase scratch
     contact_candidates: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a manifold's candidate points
@@ -94,6 +94,8 @@ class Workspace(NamedTuple):
     contact_row: np.ndarray  # (W, n_contact_rows, CONTACT_ROW_COLUMNS) int64: CR_*
     contact_value: np.ndarray  # (W, n_contact_rows, CONTACT_VALUE_COLUMNS): CV_*
     contact_storage: np.ndarray  # (W, n_storage) contact rows' Jacobians and responses
+    patch_key: np.ndarray  # (W, 2 n_contacts, 2) int64: friction patches kept between steps (PK_*; not scratch)
+    patch: np.ndarray  # (W, 2 n_contacts, PATCH_COLUMNS): their anchors (FP_*)
     # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
     art_inertia: np.ndarray  # (W', n_links, 6, 6)
     art_bias: np.ndarray  # (W', n_links, 6)
@@ -241,7 +243,7 @@ def contact_workspace(model: Model, worlds: int) -> dict:
         shape_order=order,
         contact=z((worlds, contacts, L.CONTACT_GEOMETRY)),
         contact_pair=z((worlds, contacts, 2), np.int64),
-        contact_count=z((worlds, 4), np.int64),
+        contact_count=z((worlds, L.CONTACT_COUNT_COLUMNS), np.int64),
         contact_order=z((worlds, contacts), np.int64),
         contact_scratch=z((worlds, 32, 3)),
         contact_candidates=z((worlds, 8, L.CONTACT_GEOMETRY)),
@@ -253,6 +255,8 @@ def contact_workspace(model: Model, worlds: int) -> dict:
         contact_row=z((worlds, rows, L.CONTACT_ROW_COLUMNS), np.int64),
         contact_value=z((worlds, rows, L.CONTACT_VALUE_COLUMNS)),
         contact_storage=z((worlds, storage)),
+        patch_key=z((worlds, 2 * contacts, 2), np.int64),
+        patch=z((worlds, 2 * contacts, L.PATCH_COLUMNS)),
     )
 
 

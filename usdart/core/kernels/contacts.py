@@ -14,12 +14,14 @@ Normal row (PhysX's TGS prep and solve; PGS: h = dt, 0.8, no displacement):
   step; velocity iterations clamp s >= 0), bias = min(maxDepenetrationVelocity, -c s) with c = 1/h while
   apart at the start, softness/h when overlapping (softness = min(0.8, 2 / sqrt N)); impulse (bias -
   (v_n - v*)) / r accumulated in [0, maxContactImpulse].
-Friction (per anchor, TGS): f = lambda - softness / r (v_t + b err) per tangent, err = J dx the anchor's
-  drift in the step, b = softness / h (0.8 / h on articulation links); the pair's |f| beyond share mu_s N
-  (N the patch's normal impulses, share 1/anchors) slides: scaled to at most share mu_d N. PGS: each row
+Friction (per anchor, TGS): f = lambda - softness / r (v_t + b err) per tangent, err = the anchor's drift
+  (its two copies apart at the step start, plus J dx), b = softness / h (0.8 / h on articulation links);
+  the pair's |f| beyond share mu_s N (N the patch's normal impulses, share 1/anchors) slides: scaled to at
+  most share mu_d N. PGS: each row
   clamped alone (a box), only in the last three position iterations and the velocity iterations.
-Anchors are not kept between steps yet (PhysX's persistent "strong" friction): a patch's anchors start
-each step without drift.
+Anchors are kept between steps (PhysX's "strong friction", `choose_anchors`): while a patch does not slide
+its anchors stay fixed on both bodies, and the drift of their two copies is pulled back, so a body resting
+on a slope does not creep.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from numba import njit
 from ..layout import (
     CC_DROPPED,
     CC_ROWS,
+    CC_STEP,
     CC_STORAGE,
     CG_NORMAL,
     CG_POINT,
@@ -45,11 +48,14 @@ from ..layout import (
     CR_NORMAL,
     CR_PATCH0,
     CR_PATCH1,
+    CR_SLOT,
     CR_STORAGE,
     CR_TREE0,
     CR_TREE1,
     CS_BOUNCE_THRESHOLD,
+    CS_CORRELATION_DISTANCE,
     CS_FRICTION_OFFSET_THRESHOLD,
+    CV_BROKEN,
     CV_DIRECTION,
     CV_DYNAMIC_FRICTION,
     CV_LAMBDA,
@@ -63,6 +69,12 @@ from ..layout import (
     CV_SOFTNESS,
     CV_STATIC_FRICTION,
     CV_TARGET,
+    FP_ANCHOR,
+    FP_ANCHORS,
+    FP_BROKEN,
+    FP_NORMAL,
+    PK_KEY,
+    PK_STEP,
     S_ARTICULATED,
     S_LINK,
     S_TREE,
@@ -89,6 +101,7 @@ TINY_RESPONSE = 1e-12  # rows whose response is below this cannot act (PhysX dro
 PGS_FRICTION_ITERATIONS = 3  # PGS solves friction in the last position iterations only
 ANCHOR_APART = 1e-8  # m^2: a second anchor must be at least this far (squared) from the first
 EXT_FRICTION_SOFTNESS = 0.8  # PhysX's friction bias on articulation links ignores the TGS softness
+SAME_NORMAL = 0.999  # a kept patch's normal may have turned this little (PhysX's PXC_SAME_NORMAL, 2.6 degrees)
 
 
 @njit(cache=True, _nrt=False)
@@ -181,6 +194,140 @@ def row_apply(tree, crow, storage, r, vel, impulse):
 
 
 @njit(cache=True, _nrt=False)
+def patch_slot(patch_key, key, step):
+    """The slot of shape pair `key` in the world's patch table (open addressing): where it was kept, else
+    the first slot not used last step or this one; -1 when the table is full. Returns (slot, whether the
+    slot holds the pair's patch from the last step)."""
+    n = patch_key.shape[0]
+    if n == 0:
+        return -1, False
+    free = -1
+    i = (key * 2654435761) % n
+    for _ in range(n):
+        stored = patch_key[i, PK_KEY]
+        if stored == key + 1:
+            return i, patch_key[i, PK_STEP] == step - 1
+        if free < 0 and (stored == 0 or patch_key[i, PK_STEP] < step - 1):
+            free = i
+        if stored == 0:
+            break
+        i = (i + 1) % n
+    if free >= 0:
+        patch_key[free, PK_KEY] = key + 1
+    return free, False
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def to_local(rot, pos, li, x, y, z, out, o):
+    """out[o:o+3] = world point (x, y, z) in link li's frame (li < 0: the world's)."""
+    if li < 0:
+        out[o], out[o + 1], out[o + 2] = x, y, z
+        return
+    R, p = rot[li], pos[li]
+    dx, dy, dz = x - p[0], y - p[1], z - p[2]
+    for a in range(3):
+        out[o + a] = R[0, a] * dx + R[1, a] * dy + R[2, a] * dz
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def to_world(rot, pos, li, v, o, point):
+    """Point (or, point False, direction) v[o:o+3] of link li's frame (li < 0: world) in world."""
+    if li < 0:
+        return v[o], v[o + 1], v[o + 2]
+    R, p = rot[li], pos[li]
+    x = R[0, 0] * v[o] + R[0, 1] * v[o + 1] + R[0, 2] * v[o + 2]
+    y = R[1, 0] * v[o] + R[1, 1] * v[o + 1] + R[1, 2] * v[o + 2]
+    z = R[2, 0] * v[o] + R[2, 1] * v[o + 1] + R[2, 2] * v[o + 2]
+    if point:
+        return x + p[0], y + p[1], z + p[2]
+    return x, y, z
+
+
+@njit(cache=True, _nrt=False)
+def choose_anchors(shape, settings, a, b, rest, order, k, end, contact, rot, pos, kept, entry, anchors):
+    """The patch's friction anchors (PhysX's correlation): the pair's anchors of the last step (`kept`: its
+    entry held them) where it did not slide, its normal turned less than PXC_SAME_NORMAL and no anchor's two
+    copies parted along the normal by the correlation distance (two anchors also stay only while they span
+    half the patch), then new ones among the points closer than frictionOffsetThreshold + restDistance:
+    the first, then the farthest pair. anchors rows 2j, 2j+1: anchor j on A and on B (world; a new anchor is
+    the contact point on both). Returns (anchor count, how many were kept)."""
+    la, lb = shape[a, S_LINK], shape[b, S_LINK]
+    g = contact[order[k]]
+    n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
+    count = 0
+    if kept and entry[FP_BROKEN] == 0.0 and entry[FP_ANCHORS] > 0.0:
+        m0, m1, m2 = to_world(rot, pos, la, entry, FP_NORMAL, False)
+        if m0 * n0 + m1 * n1 + m2 * n2 >= SAME_NORMAL:
+            count = int(entry[FP_ANCHORS])
+            for j in range(count):
+                ax, ay, az = to_world(rot, pos, la, entry, FP_ANCHOR + 6 * j, True)
+                bx, by, bz = to_world(rot, pos, lb, entry, FP_ANCHOR + 6 * j + 3, True)
+                anchors[2 * j, 0], anchors[2 * j, 1], anchors[2 * j, 2] = ax, ay, az
+                anchors[2 * j + 1, 0], anchors[2 * j + 1, 1], anchors[2 * j + 1, 2] = bx, by, bz
+                if abs((ax - bx) * n0 + (ay - by) * n1 + (az - bz) * n2) >= settings[CS_CORRELATION_DISTANCE]:
+                    count = 0
+            if count == 2:  # two anchors stay while they span at least half the patch's diagonal
+                diagonal = 0.0
+                for c in range(3):
+                    low, high = contact[order[k], c], contact[order[k], c]
+                    for i in range(k + 1, end):
+                        low, high = min(low, contact[order[i], c]), max(high, contact[order[i], c])
+                    diagonal += (high - low) ** 2
+                if 4.0 * _distance2(anchors[0], anchors[2]) < diagonal:
+                    count = 0
+    persisted = count
+    far = 0.0
+    threshold = settings[CS_FRICTION_OFFSET_THRESHOLD] + rest
+    for i in range(k, end):
+        g = contact[order[i]]
+        if count == 2 and persisted == 2 or g[CG_SEPARATION] >= threshold:
+            continue
+        if count == 0:
+            _set_anchor(anchors, 0, g)
+            count = 1
+            continue
+        d_first = _distance2(anchors[0], g)
+        if count == 1:
+            if d_first > ANCHOR_APART:
+                _set_anchor(anchors, 1, g)
+                count, far = 2, d_first
+            continue
+        d_second = _distance2(anchors[2], g)
+        if d_first > d_second and d_first > far:
+            _set_anchor(anchors, 1, g)
+            far = d_first
+        elif d_second > far and persisted == 0:
+            _set_anchor(anchors, 0, g)
+            far = d_second
+    return count, persisted
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _set_anchor(anchors, j, g):
+    for c in range(3):
+        anchors[2 * j, c] = g[CG_POINT + c]
+        anchors[2 * j + 1, c] = g[CG_POINT + c]
+
+
+@njit(cache=True, _nrt=False)
+def keep_patch(entry, shape, a, b, rot, pos, n0, n1, n2, anchors, count):
+    """Store the patch's anchors (and normal) in its entry, in A's and B's link frames, for the next step."""
+    la, lb = shape[a, S_LINK], shape[b, S_LINK]
+    entry[FP_ANCHORS] = count
+    entry[FP_BROKEN] = 0.0
+    if la >= 0:
+        R = rot[la]
+        for c in range(3):
+            entry[FP_NORMAL + c] = R[0, c] * n0 + R[1, c] * n1 + R[2, c] * n2
+    else:
+        entry[FP_NORMAL], entry[FP_NORMAL + 1], entry[FP_NORMAL + 2] = n0, n1, n2
+    for j in range(count):
+        o = FP_ANCHOR + 6 * j
+        to_local(rot, pos, la, anchors[2 * j, 0], anchors[2 * j, 1], anchors[2 * j, 2], entry, o)
+        to_local(rot, pos, lb, anchors[2 * j + 1, 0], anchors[2 * j + 1, 1], anchors[2 * j + 1, 2], entry, o + 3)
+
+
+@njit(cache=True, _nrt=False)
 def fill_contacts(
     trees,
     links,
@@ -203,15 +350,20 @@ def fill_contacts(
     cval,
     storage,
     count,
+    patch_key,
+    patch,
     pj,
     c,
+    anchors,
     cfm,
 ):
     """Rows of the contact points order[c0:c1] (one solver group, a pair's points together) appended to the
     world's contact rows, prepared with the velocity vel (the step's velocity before its constraint
     impulses: PGS with the step's gravity, TGS without the part its substeps add); h the rows' time step
-    (TGS substep or dt), softness PhysX's min(0.8, 2 / sqrt N) (PGS: 0.8). Returns the first row."""
+    (TGS substep or dt), softness PhysX's min(0.8, 2 / sqrt N) (PGS: 0.8); friction anchors kept between
+    steps in patch_key / patch. anchors: (4, 3) scratch. Returns the first row."""
     tree, shape, par = trees.tree, shapes.shape, shapes.shape_par
+    n_shapes = shape.shape[0]
     first = count[CC_ROWS]
     cfm_tree = -1
     k = c0
@@ -221,8 +373,7 @@ def fill_contacts(
         while end < c1 and contact_pair[order[end], 0] == a and contact_pair[order[end], 1] == b:
             end += 1
         r0 = count[CC_ROWS]
-        need = (end - k) + 4
-        if r0 + need > crow.shape[0]:
+        if r0 + (end - k) + 4 > crow.shape[0]:
             count[CC_DROPPED] += c1 - k
             return first
         # the pair's material, offsets and caps
@@ -243,21 +394,18 @@ def fill_contacts(
                     link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, cfm)
                     cfm_tree = t
                 pair_cfm = max(pair_cfm, cfm[shape[s, S_LINK]])
-        threshold = shapes.settings[CS_FRICTION_OFFSET_THRESHOLD] + rest
-        anchor0, anchor1, far = -1, -1, 0.0
         min_normal = 0.0
-        full = False
-        for i in range(k, end):
+        for i in range(k, end):  # a normal row per point
             g = contact[order[i]]
             x, y, z = g[CG_POINT], g[CG_POINT + 1], g[CG_POINT + 2]
             side_jacobian(tree, links, dofs, shape, a, rot, pos, x, y, z, pj, np.int64(0), c)
             side_jacobian(tree, links, dofs, shape, b, rot, pos, x, y, z, pj, np.int64(6), c)
             r = count[CC_ROWS]
             n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
-            if not fill_row(trees, shape, a, b, np.int64(CR_NORMAL), order[i], r0, r0 + end - k - 1, n0, n1, n2, pj, H,
-                            crow, cval, storage, count, r):  # fmt: skip
-                full = True
-                break
+            if not fill_row(trees, shape, a, b, np.int64(CR_NORMAL), order[i], r0, r0 + end - k - 1, n0, n1, n2,
+                            pj, H, crow, cval, storage, count, r):  # fmt: skip
+                count[CC_DROPPED] += c1 - k
+                return first
             count[CC_ROWS] = r + 1
             v = cval[r]
             v[CV_RESPONSE] += pair_cfm
@@ -273,32 +421,27 @@ def fill_contacts(
             v[CV_MAX_PUSH], v[CV_MAX_IMPULSE] = push, cap
             if v[CV_RESPONSE] > TINY_RESPONSE:
                 min_normal += max(0.0, (target - pen / dt - vn) / v[CV_RESPONSE])
-            if g[CG_SEPARATION] < threshold:  # a friction anchor: the first, then the farthest pair
-                if anchor0 < 0:
-                    anchor0 = i
-                else:
-                    d_first = _distance2(contact[order[anchor0]], g)
-                    if anchor1 < 0:
-                        if d_first > ANCHOR_APART:
-                            anchor1, far = i, d_first
-                    else:
-                        d_second = _distance2(contact[order[anchor1]], g)
-                        if d_first > d_second and d_first > far:
-                            anchor1, far = i, d_first
-                        elif d_second > far:
-                            anchor0, far = i, d_second
-        if full:
-            count[CC_DROPPED] += c1 - k
-            return first
         p0, p1 = r0, count[CC_ROWS] - 1
-        anchors = (anchor0 >= 0) + (anchor1 >= 0)
-        if anchors == 0 or mu_s <= 0.0:
+        if mu_s <= 0.0:
+            k = end
+            continue
+        key = min(a, b) * n_shapes + max(a, b)
+        slot, kept = patch_slot(patch_key, key, count[CC_STEP])
+        if slot < 0:  # no room to remember the patch: it gets no friction this step
+            k = end
+            continue
+        n_anchors, _ = choose_anchors(
+            shape, shapes.settings, a, b, rest, order, k, end, contact, rot, pos, kept, patch[slot], anchors
+        )
+        g = contact[order[k]]
+        n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
+        patch_key[slot, PK_STEP] = count[CC_STEP]
+        keep_patch(patch[slot], shape, a, b, rot, pos, n0, n1, n2, anchors, n_anchors)
+        if n_anchors == 0:
             k = end
             continue
         min_normal *= 0.25 / (end - k) if ext else 0.0
         # tangents: the relative linear velocity of the two bodies in the tangent plane, else a fixed axis
-        g = contact[order[k]]
-        n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
         u0, u1, u2 = _relative_linear_velocity(tree, shape, a, b, vel)
         un = u0 * n0 + u1 * n1 + u2 * n2
         u0, u1, u2 = u0 - un * n0, u1 - un * n1, u2 - un * n2
@@ -314,30 +457,39 @@ def fill_contacts(
         w0, w1, w2 = n1 * u2 - n2 * u1, n2 * u0 - n0 * u2, n0 * u1 - n1 * u0
         scale = 1.0 / math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
         w0, w1, w2 = w0 * scale, w1 * scale, w2 * scale
-        for anchor in (anchor0, anchor1):
-            if anchor < 0:
-                continue
-            g = contact[order[anchor]]
-            x, y, z = g[CG_POINT], g[CG_POINT + 1], g[CG_POINT + 2]
-            side_jacobian(tree, links, dofs, shape, a, rot, pos, x, y, z, pj, np.int64(0), c)
-            side_jacobian(tree, links, dofs, shape, b, rot, pos, x, y, z, pj, np.int64(6), c)
+        for j in range(n_anchors):
+            pa, pb = anchors[2 * j], anchors[2 * j + 1]
+            side_jacobian(tree, links, dofs, shape, a, rot, pos, pa[0], pa[1], pa[2], pj, np.int64(0), c)
+            side_jacobian(tree, links, dofs, shape, b, rot, pos, pb[0], pb[1], pb[2], pj, np.int64(6), c)
             for axis in range(2):
                 r = count[CC_ROWS]
                 d0, d1, d2 = (u0, u1, u2) if axis == 0 else (w0, w1, w2)
-                if not fill_row(trees, shape, a, b, np.int64(CR_FRICTION), order[anchor], p0, p1, d0, d1, d2, pj, H,
+                if not fill_row(trees, shape, a, b, np.int64(CR_FRICTION), order[k], p0, p1, d0, d1, d2, pj, H,
                                 crow, cval, storage, count, r):  # fmt: skip
                     count[CC_DROPPED] += c1 - k
                     return first
                 count[CC_ROWS] = r + 1
+                crow[r, CR_SLOT] = slot
                 v = cval[r]
                 v[CV_RESPONSE] += pair_cfm
                 v[CV_STATIC_FRICTION], v[CV_DYNAMIC_FRICTION] = mu_s, mu_d
-                v[CV_SHARE] = 1.0 / anchors
+                v[CV_SHARE] = 1.0 / n_anchors
                 v[CV_SOFTNESS] = softness
-                v[CV_RATE] = (EXT_FRICTION_SOFTNESS if ext else softness) / h if tgs else 0.0
+                # the anchor's drift: its two copies apart along the row
+                v[CV_SEPARATION] = d0 * (pa[0] - pb[0]) + d1 * (pa[1] - pb[1]) + d2 * (pa[2] - pb[2])
+                v[CV_RATE] = (EXT_FRICTION_SOFTNESS if ext else softness) / h if tgs else 1.0 / dt
                 v[CV_MIN_NORMAL] = min_normal
         k = end
     return first
+
+
+@njit(cache=True, _nrt=False)
+def mark_broken(crow, cval, patch, r0, r1):
+    """After a group's solve: a patch whose anchor slid in the last pass is broken (its anchors are not kept
+    for the next step)."""
+    for r in range(r0, r1):
+        if crow[r, CR_KIND] == CR_FRICTION and cval[r, CV_BROKEN] != 0.0:
+            patch[crow[r, CR_SLOT], FP_BROKEN] = 1.0
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -410,8 +562,11 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
             u = v if axis == 0 else w
             if u[CV_RESPONSE] <= TINY_RESPONSE:
                 continue
-            drift = row_rate(tree, crow, storage, r + axis, moved) if tgs else 0.0
-            slip = row_rate(tree, crow, storage, r + axis, gvel) + u[CV_RATE] * drift
+            slip = row_rate(tree, crow, storage, r + axis, gvel)
+            if tgs:  # the anchor's drift: at the step start, plus what the substeps moved it
+                slip += u[CV_RATE] * (u[CV_SEPARATION] + row_rate(tree, crow, storage, r + axis, moved))
+            elif not velocity_iteration:  # PGS: the step-start drift, in position iterations only
+                slip += u[CV_RATE] * u[CV_SEPARATION]
             step = -u[CV_SOFTNESS] * slip / u[CV_RESPONSE]
             if axis == 0:
                 f0 += step
@@ -419,16 +574,21 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
                 f1 += step
         limit = v[CV_SHARE] * v[CV_STATIC_FRICTION] * normal
         slide = v[CV_SHARE] * v[CV_DYNAMIC_FRICTION] * normal
+        broken = False
         if tgs:  # a circular cone per anchor
             size = math.sqrt(f0 * f0 + f1 * f1)
             if size > limit:
                 scale = min(slide, size) / size
                 f0, f1 = f0 * scale, f1 * scale
+                broken = True
         else:  # PGS: each row on its own
             if abs(f0) > limit:
                 f0 = math.copysign(slide, f0)
+                broken = True
             if abs(f1) > limit:
                 f1 = math.copysign(slide, f1)
+                broken = True
+        v[CV_BROKEN] = 1.0 if broken else 0.0
         for axis in range(2):
             u = v if axis == 0 else w
             change = (f0 if axis == 0 else f1) - u[CV_LAMBDA]

@@ -26,6 +26,7 @@ from numba import njit
 
 from ..layout import (
     CC_ROWS,
+    CC_STEP,
     CC_STORAGE,
     D_V,
     DP_DAMPING,
@@ -53,7 +54,7 @@ from ..layout import (
 )
 from .aba import aba
 from .collide import find_contacts
-from .contacts import contact_sweep, fill_contacts, friction_pass
+from .contacts import contact_sweep, fill_contacts, friction_pass, mark_broken
 from .groups import solver_groups
 from .integrate import integrate_positions
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
@@ -453,6 +454,7 @@ def pgs(m, ctl, ws, w, root, n, n_velocity, dt):
     for it in range(n, n + max(n_velocity, 1)):
         if group_sweep(m, ctl, ws, w, root, n, dt, it, False, 0.0, True) < CONVERGED:
             break
+    mark_broken(ws.contact_row[w], ws.contact_value[w], ws.patch[w], ws.group_rows[w, 0], ws.group_rows[w, 1])
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -466,8 +468,8 @@ def fill_group_contacts(m, st, ws, w, root, dt, h, softness, tgs_pass):
         first = fill_contacts(
             m.trees, m.links, m.dofs, sh, ws.contact_order[w], start[root], start[root + 1], dt, h, softness,
             np.bool_(tgs_pass), ws.gvel[w], st.link_rot[w], st.link_pos[w], ws.H[w], ws.contact[w], ws.contact_pair[w],
-            ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w], count, ws.point_jac[w], ws.vec[w, 5],
-            ws.link_cfm[w],
+            ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w], count, ws.patch_key[w], ws.patch[w],
+            ws.point_jac[w], ws.vec[w, 5], ws.contact_scratch[w], ws.link_cfm[w],
         )  # fmt: skip
     ws.group_rows[w, 0], ws.group_rows[w, 1] = first, count[CC_ROWS]
 
@@ -571,6 +573,7 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
             for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
                 moved[a] /= dt
         k = nxt[k]
+    mark_broken(ws.contact_row[w], ws.contact_value[w], ws.patch[w], ws.group_rows[w, 0], ws.group_rows[w, 1])
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -668,6 +671,7 @@ def contacts_and_groups(m, st, ctl, ws, w, only_island):
     sh, count = m.shapes, ws.contact_count[w]
     count[CC_ROWS] = 0
     count[CC_STORAGE] = 0
+    count[CC_STEP] += 1
     find_contacts(
         sh.shape, sh.shape_par, sh.shape_rot, sh.shape_pos, sh.group_filter, sh.excluded, m.links.link,
         ctl.tree_settings, st.asleep[w], st.link_rot[w], st.link_pos[w], ws.shape_rot[w], ws.shape_pos[w],

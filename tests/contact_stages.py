@@ -1,0 +1,120 @@
+"""Small contact stages (bodies with colliders on a ground, materials, offsets), written with plain usd-core
+so that usdart and real PhysX (tests/physx_runner.py) load the same files."""
+
+from __future__ import annotations
+
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
+
+
+def contact_stage(solver="TGS", gravity=(0.0, 0.0, -1.0), magnitude=9.81, bounce_threshold=None):
+    """A metre-kilogram stage with a physics scene (PhysX's solver `solver`) and nothing else."""
+    stage = Usd.Stage.CreateInMemory()
+    UsdGeom.SetStageUpAxis(stage, "Z")
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
+    UsdGeom.Xform.Define(stage, "/World")
+    scene = UsdPhysics.Scene.Define(stage, "/World/scene")
+    scene.CreateGravityDirectionAttr(Gf.Vec3f(*gravity))
+    scene.CreateGravityMagnitudeAttr(magnitude)
+    prim = scene.GetPrim()
+    prim.AddAppliedSchema("PhysxSceneAPI")
+    attr(prim, "physxScene:solverType", solver, Sdf.ValueTypeNames.Token)
+    if bounce_threshold is not None:
+        attr(prim, "physxScene:bounceThreshold", bounce_threshold)
+    return stage
+
+
+def attr(prim, name, value, type_name=Sdf.ValueTypeNames.Float):
+    prim.CreateAttribute(name, type_name).Set(value)
+    return prim
+
+
+def material(stage, path, static=0.5, dynamic=0.5, restitution=0.0, friction_combine=None, restitution_combine=None):
+    """A physics material; None leaves a value unauthored (a MaterialAPI's unauthored frictions are 0)."""
+    prim = UsdShade.Material.Define(stage, path).GetPrim()
+    api = UsdPhysics.MaterialAPI.Apply(prim)
+    if static is not None:
+        api.CreateStaticFrictionAttr(static)
+    if dynamic is not None:
+        api.CreateDynamicFrictionAttr(dynamic)
+    if restitution is not None:
+        api.CreateRestitutionAttr(restitution)
+    if friction_combine or restitution_combine:
+        prim.AddAppliedSchema("PhysxMaterialAPI")
+    if friction_combine:
+        attr(prim, "physxMaterial:frictionCombineMode", friction_combine, Sdf.ValueTypeNames.Token)
+    if restitution_combine:
+        attr(prim, "physxMaterial:restitutionCombineMode", restitution_combine, Sdf.ValueTypeNames.Token)
+    return prim
+
+
+def bind(prim, material_path):
+    UsdShade.MaterialBindingAPI.Apply(prim)
+    rel = prim.CreateRelationship("material:binding:physics")
+    rel.SetTargets([Sdf.Path(material_path)])
+
+
+def collider(
+    stage, path, shape="sphere", size=0.1, pos=None, material_path=None, rest_offset=None, contact_offset=None
+):
+    """A collision shape: sphere (radius), cube (edge), capsule (radius, height 2 radius along X) or plane
+    (normal Z); `size` in metres."""
+    if shape == "sphere":
+        prim = UsdGeom.Sphere.Define(stage, path).GetPrim()
+        prim.GetAttribute("radius").Set(size)
+    elif shape == "box":
+        prim = UsdGeom.Cube.Define(stage, path).GetPrim()
+        prim.GetAttribute("size").Set(size)
+    elif shape == "capsule":
+        capsule = UsdGeom.Capsule.Define(stage, path)
+        capsule.CreateRadiusAttr(size)
+        capsule.CreateHeightAttr(2 * size)
+        capsule.CreateAxisAttr("X")
+        prim = capsule.GetPrim()
+    else:
+        plane = UsdGeom.Plane.Define(stage, path)
+        plane.CreateAxisAttr("Z")
+        prim = plane.GetPrim()
+    if pos is not None:
+        UsdGeom.Xformable(prim).AddTranslateOp().Set(Gf.Vec3d(*pos))
+    UsdPhysics.CollisionAPI.Apply(prim)
+    if material_path:
+        bind(prim, material_path)
+    if rest_offset is not None or contact_offset is not None:
+        prim.AddAppliedSchema("PhysxCollisionAPI")
+        if rest_offset is not None:
+            attr(prim, "physxCollision:restOffset", rest_offset)
+        if contact_offset is not None:
+            attr(prim, "physxCollision:contactOffset", contact_offset)
+    return prim
+
+
+def ground(stage, kind="plane", material_path=None, path="/World/ground", **offsets):
+    """A static ground whose top is z = 0: an infinite plane, or a 40 m box."""
+    if kind == "plane":
+        return collider(stage, path, "plane", material_path=material_path, **offsets)
+    return collider(stage, path, "box", 40.0, pos=(0, 0, -20), material_path=material_path, **offsets)
+
+
+def dynamic_body(stage, path, pos=(0, 0, 0), mass=1.0, velocity=None, sleep=True, **physx):
+    """A rigid body (mass authored: its inertia comes from its colliders). sleep=False: threshold 0 (PhysX
+    sleeps slow bodies, which stops slow slides); other PhysxRigidBodyAPI values by name."""
+    xf = UsdGeom.Xform.Define(stage, path)
+    xf.AddTranslateOp().Set(Gf.Vec3d(*pos))
+    prim = xf.GetPrim()
+    UsdPhysics.RigidBodyAPI.Apply(prim)
+    UsdPhysics.MassAPI.Apply(prim).CreateMassAttr(mass)
+    if velocity is not None:
+        prim.GetAttribute("physics:velocity").Set(Gf.Vec3f(*velocity))
+    if not sleep or physx:
+        prim.AddAppliedSchema("PhysxRigidBodyAPI")
+    if not sleep:
+        attr(prim, "physxRigidBody:sleepThreshold", 0.0)
+    for name, value in physx.items():
+        attr(prim, f"physxRigidBody:{name}", value)
+    return prim
+
+
+def save(stage, path) -> str:
+    stage.GetRootLayer().Export(str(path))
+    return str(path)
