@@ -153,10 +153,14 @@ def test_explicit_damping_under_rk4_diverges_and_implicit_euler_does_not():
     assert err.time == pytest.approx(1 / 60) and str(err).startswith("/World/chain: articulation")
 
 
-def test_an_undeclared_loop_with_frames_far_apart_diverges():
+def test_an_undeclared_loop_with_frames_far_apart_stays_finite():
+    """PGS corrects the loop's 5 m gap fully every step, moving the positions; its velocity iterations take
+    the velocity back (as PhysX's always run), so the loop jumps between poses at rest instead of running
+    away (it diverged while converged position passes skipped the velocity iterations)."""
     scene = load(square_loop(gap=5.0))
-    err = diverge(scene)
-    assert str(err).startswith("/World/loop: articulation (root link /World/loop/b0) diverged at t = ")
+    scene.step(600)
+    loop = scene.articulations[0]
+    assert np.all(np.isfinite(loop.state.q)) and np.abs(loop.state.qd).max() < 1e-6
     closed = load(square_loop(gap=0.0))
     closed.step(600)  # the same loop with its frames together is fine
     assert np.all(np.isfinite(closed.articulations[0].state.q))

@@ -9,6 +9,7 @@ distance 2 %) are met with room: the trajectories agree to 1e-4 m throughout unl
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from physx_runner import run_physx_bodies  # noqa: E402
 import usdart  # noqa: E402
 
 TOL = 1e-4  # m
+DATA = Path(__file__).parent / "data"
 
 
 def both(path, rate, steps):
@@ -112,3 +114,33 @@ def test_restitution_combine_as_in_physx(tmp_path):
     theirs, ours = both(save(stage, tmp_path / "combine.usda"), 240, 240)
     assert np.diff(theirs[:, 2]).max() > 0  # it bounced
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
+
+
+def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
+    """The converted MuJoCo ant (tests/data/ant_free: capsule legs, a sphere torso overlapping its upper legs,
+    self-collisions on as PhysX defaults them) dropped on a plane, TGS at 60 Hz for 2 s: it lands on its
+    feet and stands with its torso at PhysX's height (0.3628 m) and its joints at PhysX's angles. Before
+    contacts usdart's floating trees also kept their momentum against every external impulse: the ant fell
+    through the ground (the contacts' impulses now count, self-contacts still do not change it)."""
+    from physx_runner import run_physx
+    from pxr import Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(Usd.Stage.Open(str(DATA / "ant_free/ant_free.usda")).Flatten())
+    plane = UsdGeom.Plane.Define(stage, "/ground")
+    plane.CreateAxisAttr("Z")
+    UsdPhysics.CollisionAPI.Apply(plane.GetPrim())
+    path = str(tmp_path / "ant_on_plane.usda")
+    stage.GetRootLayer().Export(path)
+    rate, steps = 60, 120
+    theirs = run_physx(path, 1.0 / rate, steps, solver="TGS")
+    scene = usdart.load(path)
+    scene.time_step = 1.0 / rate
+    ant = scene.articulations[0]
+    torso = np.zeros((steps, 3))
+    for k in range(steps):
+        scene.step()
+        torso[k] = ant.link_transforms()[0, :3]
+    assert theirs["link_pose"][-1, 0, 2] == pytest.approx(0.3628, abs=1e-3)  # standing
+    assert np.abs(torso[:, 2] - theirs["link_pose"][:, 0, 2]).max() < 2e-3  # measured 1e-3 m (landing step)
+    assert np.abs(torso[-1] - theirs["link_pose"][-1, 0, :3]).max() < 2e-3
+    assert np.abs(ant.state.q[0] - theirs["joint_position"][-1]).max() < 0.01

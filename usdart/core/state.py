@@ -96,6 +96,7 @@ class Workspace(NamedTuple):
     contact_storage: np.ndarray  # (W, n_storage) contact rows' Jacobians and responses
     patch_key: np.ndarray  # (W, 2 n_contacts, 2) int64: friction patches kept between steps (PK_*; not scratch)
     patch: np.ndarray  # (W, 2 n_contacts, PATCH_COLUMNS): their anchors (FP_*)
+    contact_touched: np.ndarray  # (W, n_trees) int64: the last step a tree touched another body or the ground
     # articulated-body algorithm (RK4 stages, forward dynamics); zero worlds when a scene never needs them
     art_inertia: np.ndarray  # (W', n_links, 6, 6)
     art_bias: np.ndarray  # (W', n_links, 6)
@@ -256,6 +257,7 @@ def contact_workspace(model: Model, worlds: int) -> dict:
         contact_value=z((worlds, rows, L.CONTACT_VALUE_COLUMNS)),
         contact_storage=z((worlds, storage)),
         patch_key=z((worlds, 2 * contacts, 2), np.int64),
+        contact_touched=z((worlds, len(model.trees.tree)), np.int64),
         patch=z((worlds, 2 * contacts, L.PATCH_COLUMNS)),
     )
 

@@ -352,6 +352,7 @@ def fill_contacts(
     count,
     patch_key,
     patch,
+    touched,
     pj,
     c,
     anchors,
@@ -361,7 +362,8 @@ def fill_contacts(
     world's contact rows, prepared with the velocity vel (the step's velocity before its constraint
     impulses: PGS with the step's gravity, TGS without the part its substeps add); h the rows' time step
     (TGS substep or dt), softness PhysX's min(0.8, 2 / sqrt N) (PGS: 0.8); friction anchors kept between
-    steps in patch_key / patch. anchors: (4, 3) scratch. Returns the first row."""
+    steps in patch_key / patch; touched[t] = the step's number for a tree that touched another body or a
+    static shape (its momentum is not its own). anchors: (4, 3) scratch. Returns the first row."""
     tree, shape, par = trees.tree, shapes.shape, shapes.shape_par
     n_shapes = shape.shape[0]
     first = count[CC_ROWS]
@@ -386,6 +388,11 @@ def fill_contacts(
         push = min(par[a, SP_MAX_DEPENETRATION], par[b, SP_MAX_DEPENETRATION])
         cap = min(par[a, SP_MAX_IMPULSE], par[b, SP_MAX_IMPULSE])
         ext = shape[a, S_ARTICULATED] != 0 or shape[b, S_ARTICULATED] != 0
+        ta, tb = shape[a, S_TREE], shape[b, S_TREE]
+        if ta != tb:
+            for t in (ta, tb):
+                if t >= 0:
+                    touched[t] = count[CC_STEP]
         pair_cfm = 0.0
         for s in (a, b):
             t = shape[s, S_TREE]

@@ -273,8 +273,12 @@ def aim(m, ctl, st, ws, w, t, dt, share):
 
 @njit(cache=True, _nrt=False, inline="always")
 def keep(m, ctl, st, ws, w, t, dt):
-    """For a tree that keeps its momentum: its root velocity moved to that momentum (after finish_poses)."""
+    """For a tree that keeps its momentum: its root velocity moved to that momentum (after finish_poses). Not
+    for a tree that touched another body or a static shape this step: those contacts changed its momentum
+    (contacts between its own links do not)."""
     if ctl.tree_settings[t, TS_CONSERVE_MOMENTUM] == 0.0 or st.asleep[w, t]:
+        return
+    if ws.contact_touched[w, t] == ws.contact_count[w, CC_STEP]:
         return
     lk, tr = m.links, m.trees.tree
     keep_momentum(
@@ -469,7 +473,7 @@ def fill_group_contacts(m, st, ws, w, root, dt, h, softness, tgs_pass):
             m.trees, m.links, m.dofs, sh, ws.contact_order[w], start[root], start[root + 1], dt, h, softness,
             np.bool_(tgs_pass), ws.gvel[w], st.link_rot[w], st.link_pos[w], ws.H[w], ws.contact[w], ws.contact_pair[w],
             ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w], count, ws.patch_key[w], ws.patch[w],
-            ws.point_jac[w], ws.vec[w, 5], ws.contact_scratch[w], ws.link_cfm[w],
+            ws.contact_touched[w], ws.point_jac[w], ws.vec[w, 5], ws.contact_scratch[w], ws.link_cfm[w],
         )  # fmt: skip
     ws.group_rows[w, 0], ws.group_rows[w, 1] = first, count[CC_ROWS]
 
