@@ -249,8 +249,8 @@ def contact_workspace(model: Model, worlds: int) -> dict:
         contact_scratch=z((worlds, 32, 3)),
         contact_candidates=z((worlds, 8, L.CONTACT_GEOMETRY)),
         contact_found=z((worlds, 8, L.CONTACT_GEOMETRY)),
-        group_parent=z((worlds, islands), np.int64),
-        group_next=z((worlds, islands), np.int64),
+        group_parent=np.tile(np.arange(islands, dtype=np.int64), (worlds, 1)),  # every island alone
+        group_next=np.full((worlds, islands), -1, np.int64),
         group_start=z((worlds, islands + 1), np.int64),
         group_rows=z((worlds, 2), np.int64),
         contact_row=z((worlds, rows, L.CONTACT_ROW_COLUMNS), np.int64),

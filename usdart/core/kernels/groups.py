@@ -1,4 +1,5 @@
-"""Solver groups of one world's step: islands (trees joined by joints) joined this step by contacts.
+"""Solver groups of one world's step: islands (trees joined by joints) joined this step by contacts, and one
+Gauss-Seidel pass over a group's rows (`group_pass`).
 
 PhysX solves an island of bodies that touch as one: every row of it with the island's largest iteration
 counts. Here a group is a set of model islands whose trees touch through a contact between two moving
@@ -9,9 +10,13 @@ them), so a group is solved alike whatever else the scene holds.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from ..layout import CC_POINTS, S_TREE, T_ISLAND
+from ..layout import CC_POINTS, I_ROW0, I_ROW1, S_TREE, T_ISLAND
+from .contacts import contact_sweep
+from .rows import LIMIT_ERP
+from .solver import PGS_JOINT_ERP, sweep, tgs_sweep
 
 
 @njit(cache=True, _nrt=False)
@@ -84,3 +89,57 @@ def _contact_island(tree, shape, contact_pair, k, only_island):
             if t >= 0 and tree[t, T_ISLAND] != only_island:
                 return -1
     return island
+
+
+@njit(cache=True, _nrt=False)
+def group_pass(
+    trees,
+    dofs,
+    couplings,
+    nxt,
+    root,
+    n,
+    dt,
+    it,
+    tgs_pass,
+    span,
+    friction,
+    r0,
+    r1,
+    joint_force,
+    row_value,
+    resp,
+    jac,
+    crow,
+    cval,
+    storage,
+    gvel,
+    moved,
+):
+    """One pass over solver group `root` in PhysX's order: contacts between moving bodies (contact rows
+    r0..r1-1), then each island's rows (DOF rows, couplings, joints), then contacts with static shapes;
+    iteration `it` of n position iterations (PGS: h = dt; TGS: a substep of dt / n or a velocity iteration;
+    span as solver.sweep's). Returns the largest velocity change."""
+    tree, island = trees.tree, trees.island
+    velocity_iteration = it >= n
+    elapsed = min(it, n) * dt / n if tgs_pass else 0.0
+    largest = contact_sweep(
+        tree, crow, cval, storage, r0, r1, np.bool_(False), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
+    )
+    k = root
+    while k >= 0:
+        if tgs_pass:
+            change = tgs_sweep(
+                trees, dofs, couplings, k, n, dt, span, it, joint_force, row_value, resp, jac, gvel, moved
+            )
+        else:
+            change = sweep(
+                trees, dofs, couplings, island[k, I_ROW0], island[k, I_ROW1], dt, dt, LIMIT_ERP, PGS_JOINT_ERP,
+                0.0, 0.0, 0.0, it, n, joint_force, row_value, resp, jac, gvel, moved,
+            )  # fmt: skip
+        largest = max(largest, change)
+        k = nxt[k]
+    change = contact_sweep(
+        tree, crow, cval, storage, r0, r1, np.bool_(True), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
+    )
+    return max(largest, change)

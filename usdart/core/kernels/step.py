@@ -54,8 +54,8 @@ from ..layout import (
 )
 from .aba import aba
 from .collide import find_contacts
-from .contacts import contact_sweep, fill_contacts, friction_pass, mark_broken
-from .groups import solver_groups
+from .contacts import fill_contacts, friction_pass, mark_broken
+from .groups import group_pass, solver_groups
 from .integrate import integrate_positions
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .momentum import aim_momentum, keep_momentum
@@ -405,39 +405,27 @@ def save_group_velocity(m, ws, w, root):
 
 @njit(cache=True, _nrt=False, inline="always")
 def group_sweep(m, ctl, ws, w, root, n, dt, it, tgs_pass, span, friction):
-    """One Gauss-Seidel pass over a solver group, in PhysX's order: contacts between moving bodies, then each
-    island's rows (DOF rows, couplings, joints), then contacts with static shapes; iteration `it` of n
-    position iterations (PGS: h = dt; TGS: a substep of dt / n or a velocity iteration). Returns the largest
-    velocity change."""
-    trees, dofs, tr, nxt = m.trees, m.dofs, m.trees.tree, ws.group_next[w]
-    island = trees.island
-    velocity_iteration = it >= n
-    elapsed = min(it, n) * dt / n if tgs_pass else 0.0
-    r0, r1 = ws.group_rows[w, 0], ws.group_rows[w, 1]
-    gvel, moved = ws.gvel[w], ws.gvel_pos[w]
-    crow, cval, storage = ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w]
-    tgs_pass, friction = np.bool_(tgs_pass), np.bool_(friction)  # no literal types: one compiled sweep
-    largest = contact_sweep(
-        tr, crow, cval, storage, r0, r1, np.bool_(False), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
-    )
-    k = root
-    while k >= 0:
+    """One pass over world w's solver group `root`: groups.group_pass (compiled once; booleans as np.bool_,
+    no literal types), or, for a lone island without contacts (most steps of most scenes), its own rows'
+    sweep called directly (a call less per pass: PhysX's 32 substeps make that count)."""
+    if ws.group_next[w, root] < 0 and ws.group_rows[w, 1] == ws.group_rows[w, 0]:
         if tgs_pass:
-            change = tgs_sweep(
-                trees, dofs, m.couplings, k, n, dt, span, it, ctl.joint_force[w], ws.row_value[w], ws.resp[w],
-                ws.jac[w], gvel, moved,
+            return tgs_sweep(
+                m.trees, m.dofs, m.couplings, root, n, dt, span, it, ctl.joint_force[w], ws.row_value[w],
+                ws.resp[w], ws.jac[w], ws.gvel[w], ws.gvel_pos[w],
             )  # fmt: skip
-        else:
-            change = sweep(
-                trees, dofs, m.couplings, island[k, I_ROW0], island[k, I_ROW1], dt, dt, LIMIT_ERP, PGS_JOINT_ERP,
-                0.0, 0.0, 0.0, it, n, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w], gvel, moved,
-            )  # fmt: skip
-        largest = max(largest, change)
-        k = nxt[k]
-    change = contact_sweep(
-        tr, crow, cval, storage, r0, r1, np.bool_(True), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
-    )
-    return max(largest, change)
+        island = m.trees.island
+        return sweep(
+            m.trees, m.dofs, m.couplings, island[root, I_ROW0], island[root, I_ROW1], dt, dt, LIMIT_ERP,
+            PGS_JOINT_ERP, 0.0, 0.0, 0.0, it, n, ctl.joint_force[w], ws.row_value[w], ws.resp[w], ws.jac[w],
+            ws.gvel[w], ws.gvel_pos[w],
+        )  # fmt: skip
+    return group_pass(
+        m.trees, m.dofs, m.couplings, ws.group_next[w], root, n, dt, it, np.bool_(tgs_pass), span,
+        np.bool_(friction), ws.group_rows[w, 0], ws.group_rows[w, 1], ctl.joint_force[w], ws.row_value[w],
+        ws.resp[w], ws.jac[w], ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w], ws.gvel[w],
+        ws.gvel_pos[w],
+    )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -523,18 +511,12 @@ def external_change(m, st, ctl, ws, w, t, dt):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
-    """PhysX's TGS over a solver group (its islands' rows filled): n substeps of h = dt / n, each adding 1/n
-    of the velocity change of the step's external forces when they act in every substep (TS_SUBSTEP_FORCES;
-    PhysX's free fall is then q + v dt + (n + 1) / 2n g dt^2; the velocity products and link damping act at
-    the step start), one pass of the rows (`group_sweep`), and the positions moved by h with the velocity
-    it leaves; then the velocity iterations. The contact rows are filled after the step's external change is
-    taken out (PhysX prepares contacts before the substeps add gravity). Leaves the final velocity in
-    ws.gvel, the step-averaged velocity in ws.gvel_pos, and the positions moved (the link poses still the
-    step start's)."""
-    trees, tr, nxt = m.trees, m.trees.tree, ws.group_next[w]
-    island, members = trees.island, trees.island_trees
-    h = dt / n
+def tgs_prepare(m, st, ctl, ws, w, root, n, dt):
+    """Before a solver group's TGS substeps: take the velocity change of the step's external forces out of
+    ws.gvel when they act in every substep (TS_SUBSTEP_FORCES), 1/n of it into ws.substep_change for each
+    substep (else nothing), and zero the displacement. PhysX prepares contacts after this, before the
+    substeps add gravity."""
+    tr, nxt, island, members = m.trees.tree, ws.group_next[w], m.trees.island, m.trees.island_trees
     gvel, change, moved = ws.gvel[w], ws.substep_change[w], ws.gvel_pos[w]
     spread = ctl.tree_settings[members[island[root, I_TREE0]], TS_SUBSTEP_FORCES] != 0.0
     k = root
@@ -551,7 +533,20 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
                     change[a] = 0.0
                 moved[a] = 0.0
         k = nxt[k]
-    fill_group_contacts(m, st, ws, w, root, dt, h, min(CONTACT_SOFTNESS, tgs_bias(n)), True)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
+    """PhysX's TGS over a solver group (its rows filled, tgs_prepare done): n substeps of h = dt / n, each
+    adding its share of the velocity change of the step's external forces (PhysX's free fall is then q + v
+    dt + (n + 1) / 2n g dt^2 when they act in every substep; the velocity products and link damping act at
+    the step start), one pass of the rows (`group_sweep`), and the positions moved by h with the velocity
+    it leaves; then the velocity iterations. Leaves the final velocity in ws.gvel, the step-averaged
+    velocity in ws.gvel_pos, and the positions moved (the link poses still the step start's)."""
+    tr, nxt, island, members = m.trees.tree, ws.group_next[w], m.trees.island, m.trees.island_trees
+    h = dt / n
+    gvel, change, moved = ws.gvel[w], ws.substep_change[w], ws.gvel_pos[w]
+    spread = ctl.tree_settings[members[island[root, I_TREE0]], TS_SUBSTEP_FORCES] != 0.0
     for s in range(n):
         k = root
         while k >= 0:
@@ -671,11 +666,14 @@ def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
 
 @njit(cache=True, _nrt=False, inline="always")
 def contacts_and_groups(m, st, ctl, ws, w, only_island):
-    """This step's contact points (at the step-start poses) and the solver groups they make."""
+    """This step's contact points (at the step-start poses) and the solver groups they make (a scene without
+    shapes keeps the workspace's groups: every island alone)."""
     sh, count = m.shapes, ws.contact_count[w]
+    count[CC_STEP] += 1  # (contact_touched and kept friction patches compare with it)
+    if sh.shape.shape[0] == 0:
+        return
     count[CC_ROWS] = 0
     count[CC_STORAGE] = 0
-    count[CC_STEP] += 1
     find_contacts(
         sh.shape, sh.shape_par, sh.shape_rot, sh.shape_pos, sh.group_filter, sh.excluded, m.links.link,
         ctl.tree_settings, st.asleep[w], st.link_rot[w], st.link_pos[w], ws.shape_rot[w], ws.shape_pos[w],
@@ -755,9 +753,12 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
             fill_island(m, st, ctl, ws, w, k, dt, dt / n if use_tgs else dt, solver)
             k = nxt[k]
         if use_tgs:
+            tgs_prepare(m, st, ctl, ws, w, root, n, dt)
+        softness = min(CONTACT_SOFTNESS, tgs_bias(n)) if use_tgs else CONTACT_SOFTNESS
+        fill_group_contacts(m, st, ws, w, root, dt, dt / n if use_tgs else dt, softness, use_tgs)
+        if use_tgs:
             tgs(m, st, ctl, ws, w, root, n, n_velocity, dt)
         else:
-            fill_group_contacts(m, st, ws, w, root, dt, dt, CONTACT_SOFTNESS, False)
             pgs(m, ctl, ws, w, root, n, n_velocity, dt)
         k = root
         while k >= 0:
