@@ -558,6 +558,30 @@ def ragdoll():
     return st
 
 
+def contacts():
+    """A ground plane (its material 0.6 / 0.5) and bodies that land on it: a stack of three 0.2 m boxes placed
+    touching (at rest with their centres at 0.1, 0.3 and 0.5 m), a box dropped from 0.5 m tilted 30 degrees,
+    a rubber ball (restitution 0.8, combined by "max": it bounces) and a plain ball dropped from 1 m, and a
+    capsule slid along the ground at 2 m/s until friction stops it."""
+    st = new_stage(60)
+    ground = UsdGeom.Plane.Define(st, "/World/ground")
+    ground.CreateAxisAttr(UsdGeom.Tokens.z)
+    UsdPhysics.CollisionAPI.Apply(ground.GetPrim())
+    floor = authoring.add_physics_material(st, "/World/materials/floor", 0.6, 0.5, 0.0)
+    rubber = authoring.add_physics_material(st, "/World/materials/rubber", 0.8, 0.7, 0.8, restitution_combine="max")
+    authoring.bind_physics_material(ground.GetPrim(), floor)
+    for k in range(3):
+        body(st, f"/World/stack_{k}", pose((0.0, 0.0, 0.1 + 0.2 * k)), mass=1.0, collider=("cube", 0.2))
+    body(st, "/World/dropped_box", pose((0.6, 0.0, 0.5), quat("X", 30.0)), mass=1.0, collider=("cube", 0.2))
+    ball = body(st, "/World/rubber_ball", pose((-0.6, 0.0, 1.0)), mass=0.2, collider=("sphere", 0.1))
+    authoring.bind_physics_material(st.GetPrimAtPath("/World/rubber_ball/collider"), rubber)
+    body(st, "/World/ball", pose((-0.6, 0.6, 1.0)), mass=1.0, collider=("sphere", 0.1))
+    capsule = body(st, "/World/capsule", pose((0.0, -0.8, 0.1)), mass=0.5, collider=("capsule", 0.1, 0.3, "X"))
+    authoring.set_rigid_body_velocity(capsule, linear=(2.0, 0.0, 0.0))
+    del ball
+    return st
+
+
 STAGES = {
     "two_link_arm.usda": two_link_arm,
     "floating_body.usda": floating_body,
@@ -565,6 +589,7 @@ STAGES = {
     "gear.usda": gear,
     "arm_with_gripper.usda": arm_with_gripper,
     "ragdoll.usda": ragdoll,
+    "contacts.usda": contacts,
 }
 
 

@@ -14,6 +14,7 @@ the prim. usd-core alone is enough: the PhysX schema plugin is not needed to wri
 
 from ..schema_plugin import register as _register_schema_plugin
 from .articulation import exclude_from_articulation, set_articulation_root, set_articulation_settings
+from .contacts import add_physics_material, bind_physics_material, set_collision_offsets
 from .coupling import (
     TendonJoint,
     add_fixed_tendon,
@@ -39,6 +40,9 @@ from .units import DofUnits, StageUnits
 _register_schema_plugin()  # before this package edits any stage
 
 __all__ = [
+    "add_physics_material",
+    "bind_physics_material",
+    "set_collision_offsets",
     "set_articulation_root",
     "exclude_from_articulation",
     "set_articulation_settings",

@@ -38,9 +38,11 @@ def set_rigid_body_settings(
     max_angular_velocity: float | None = None,
     disable_gravity: bool | None = None,
     sleep_threshold: float | None = None,
+    max_depenetration_velocity: float | None = None,
 ) -> Usd.Prim:
     """PhysxRigidBodyAPI: damping coefficients (1/s), velocity limits (m/s, rad/s), gravity switch, sleep
-    threshold (m^2/s^2). Unset values keep the PhysX fallbacks, which apply once the API is there."""
+    threshold (m^2/s^2), the speed contacts push overlapping shapes apart at most (m/s, positive). Unset
+    values keep the PhysX fallbacks, which apply once the API is there."""
     prim = prim_of(body)
     if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
         raise AuthoringError(prim.GetPath(), "PhysxRigidBodyAPI belongs on a prim with PhysicsRigidBodyAPI")
@@ -52,6 +54,8 @@ def set_rigid_body_settings(
         max_angular_velocity=max_angular_velocity,
         sleep_threshold=sleep_threshold,
     )
+    if max_depenetration_velocity is not None and not max_depenetration_velocity > 0:
+        raise AuthoringError(prim.GetPath(), "the depenetration velocity must be positive (PhysX rejects 0)")
     mpu = StageUnits.of(prim.GetStage()).meters_per_unit
     apply_schema(prim, "PhysxRigidBodyAPI")
     ns = "physxRigidBody:"
@@ -62,6 +66,7 @@ def set_rigid_body_settings(
         ("maxAngularVelocity", None if max_angular_velocity is None else math.degrees(max_angular_velocity)),
         ("disableGravity", disable_gravity),
         ("sleepThreshold", None if sleep_threshold is None else sleep_threshold / mpu**2),
+        ("maxDepenetrationVelocity", None if max_depenetration_velocity is None else max_depenetration_velocity / mpu),
     ):
         if value is not None:
             set_attr(prim, "PhysxRigidBodyAPI", ns + name, value)
