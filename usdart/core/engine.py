@@ -23,7 +23,7 @@ from . import layout as L
 from .kernels import entry
 from .kernels.box import box
 from .model import Model
-from .state import workspace, zeros_control, zeros_state
+from .state import CONTACTS_PER_SHAPE, workspace, zeros_control, zeros_state
 
 
 class Divergence(NamedTuple):
@@ -47,6 +47,7 @@ class Engine:
         self.worlds = int(worlds)
         self.state = zeros_state(model, self.worlds)
         self.control = zeros_control(model, self.worlds)
+        self.contacts_per_shape = CONTACTS_PER_SHAPE
         self.work = workspace(model, self.worlds)
         self.rk4 = False
         self._box = box((model, self.state, self.control, self.work))
@@ -60,11 +61,25 @@ class Engine:
     def set_integrator(self, rk4: bool) -> None:
         """RK4 needs the articulated-body scratch; it is allocated the first time RK4 is chosen."""
         if rk4 and self.work.rk.shape[0] != self.worlds:
-            diverged = self.work.diverged
-            self.work = workspace(self.model, self.worlds, articulated=True)
-            self.work.diverged[:] = diverged
-            self._box = box((self.model, self.state, self.control, self.work))
+            self._renew_workspace(articulated=True)
         self.rk4 = bool(rk4)
+
+    def _renew_workspace(self, articulated: bool) -> None:
+        """A new workspace (RK4 arrays, more room for contacts), keeping what is not scratch: the divergence
+        report, the broad phase's order, the step count and when trees last touched something (friction
+        anchors kept from the last step are dropped: their table is sized by the room)."""
+        old = self.work
+        self.work = workspace(self.model, self.worlds, articulated, self.contacts_per_shape)
+        for name in ("diverged", "shape_order", "contact_count", "contact_touched"):
+            getattr(self.work, name)[:] = getattr(old, name)
+        self._box = box((self.model, self.state, self.control, self.work))
+
+    def _room_for_contacts(self) -> None:
+        """After a step that found more contact points than the workspace holds (those beyond were left out
+        of that step, as PhysX's GPU buffers drop them): twice the room from the next step on."""
+        if len(self.model.shapes.shape) and self.work.contact_count[:, L.CC_DROPPED].any():
+            self.contacts_per_shape *= 2
+            self._renew_workspace(self.work.rk.shape[0] == self.worlds)
 
     @property
     def solver(self) -> str:
@@ -80,7 +95,9 @@ class Engine:
         at the failing step (the others ran on) and `divergence` says where and what."""
         kernel = entry.step_rk4 if self.rk4 else entry.step
         if self.worlds == 1:
-            if kernel(self._box, 0, 1, island, dt, steps):
+            diverged = kernel(self._box, 0, 1, island, dt, steps)
+            self._room_for_contacts()
+            if diverged:
                 self._record(dt)
                 return True
             return False
@@ -97,6 +114,7 @@ class Engine:
         diverged = 0
         for job in jobs:
             diverged += job.result()
+        self._room_for_contacts()
         if diverged:
             self._record(dt)
             return True

@@ -84,6 +84,7 @@ class Workspace(NamedTuple):
     contact_pair: np.ndarray  # (W, n_contacts, 2) int64: shapes A, B
     contact_count: np.ndarray  # (W, CONTACT_COUNT_COLUMNS) int64: CC_*
     contact_order: np.ndarray  # (W, n_contacts) int64: contact points by solver group
+    contact_sort: np.ndarray  # (W, 2 n_contacts + n_shapes + 1) int64: sorting scratch (groups.solver_groups)
     contact_scratch: np.ndarray  # (W, 32, 3) narrow-phase scratch
     contact_candidates: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a manifold's candidate points
     contact_found: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a pair's points
@@ -167,8 +168,9 @@ def zeros_control(model: Model, worlds: int) -> Control:
     )
 
 
-def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace:
-    """Scratch for `worlds` worlds; `articulated` adds the ABA and RK4 arrays (else they have no worlds)."""
+def workspace(model: Model, worlds: int, articulated: bool = False, contacts_per_shape: int | None = None) -> Workspace:
+    """Scratch for `worlds` worlds; `articulated` adds the ABA and RK4 arrays (else they have no worlds);
+    room for contacts_per_shape contact points per shape (contact_workspace)."""
     n, nd, nt, nv, rows = sizes(model)
     wa = worlds if articulated else 0
     z = np.zeros
@@ -201,7 +203,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
         posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
         diverged=np.zeros((worlds, L.DIVERGED_COLUMNS), np.int64),
         momentum=z((worlds, nt, 9)),
-        **contact_workspace(model, worlds),
+        **contact_workspace(model, worlds, contacts_per_shape or CONTACTS_PER_SHAPE),
         art_inertia=z((wa, n, 6, 6)),
         art_bias=z((wa, n, 6)),
         dof_u=z((wa, nd, 6)),
@@ -221,16 +223,17 @@ def workspace(model: Model, worlds: int, articulated: bool = False) -> Workspace
     )
 
 
-CONTACTS_PER_SHAPE = 8  # room for contact points: a resting box has four, one in a pile a few patches more
+CONTACTS_PER_SHAPE = 8  # room for contact points at first: a resting box has four, one in a pile more (the
+# engine doubles the room when a step found more: usdart.core.engine.Engine.step)
 ROWS_PER_CONTACT = 3  # a normal row per point, two friction rows per anchor (at most two per pair)
 
 
-def contact_workspace(model: Model, worlds: int) -> dict:
-    """Contact scratch sized by the model's shapes (none without shapes). Points beyond the room are dropped
-    and counted (work.contact_count[:, CC_DROPPED])."""
+def contact_workspace(model: Model, worlds: int, per_shape: int) -> dict:
+    """Contact scratch sized by the model's shapes (none without shapes): room for per_shape points per shape.
+    Points beyond the room are dropped and counted (work.contact_count[:, CC_DROPPED])."""
     shapes = model.shapes.shape
     n = len(shapes)
-    contacts = CONTACTS_PER_SHAPE * n + 32 if n else 0
+    contacts = per_shape * n + 32 if n else 0
     rows = ROWS_PER_CONTACT * contacts
     storage = rows * (2 * max(model.max_tree_velocities, 1) + 12)
     islands = len(model.trees.island)
@@ -246,6 +249,7 @@ def contact_workspace(model: Model, worlds: int) -> dict:
         contact_pair=z((worlds, contacts, 2), np.int64),
         contact_count=z((worlds, L.CONTACT_COUNT_COLUMNS), np.int64),
         contact_order=z((worlds, contacts), np.int64),
+        contact_sort=z((worlds, 2 * contacts + n + 1), np.int64),
         contact_scratch=z((worlds, 32, 3)),
         contact_candidates=z((worlds, 8, L.CONTACT_GEOMETRY)),
         contact_found=z((worlds, 8, L.CONTACT_GEOMETRY)),

@@ -682,7 +682,7 @@ def contacts_and_groups(m, st, ctl, ws, w, only_island):
     )  # fmt: skip
     solver_groups(
         m.trees.tree, sh.shape, ws.contact_pair[w], count, only_island, ws.group_parent[w], ws.group_next[w],
-        ws.group_start[w], ws.contact_order[w],
+        ws.group_start[w], ws.contact_order[w], ws.contact_sort[w],
     )  # fmt: skip
 
 
