@@ -191,7 +191,7 @@ def bench_physx(steps: int = 480) -> list[tuple[str, float, float]]:
             path = force_solver(PANDA, solver, Path(tmp) / f"panda_{solver}.usda")
             stage = Usd.Stage.Open(str(path))
             for prim in stage.Traverse():
-                if prim.HasAPI(UsdPhysics.ArticulationRootAPI):  # no contacts: usdart has none yet
+                if prim.HasAPI(UsdPhysics.ArticulationRootAPI):  # as before contacts: the arm alone
                     prim.AddAppliedSchema("PhysxArticulationAPI")
                     prim.CreateAttribute("physxArticulation:enabledSelfCollisions", Sdf.ValueTypeNames.Bool).Set(False)
             stage.Save()
@@ -214,6 +214,56 @@ def bench_physx(steps: int = 480) -> list[tuple[str, float, float]]:
             per_call = min(loop(True) for _ in range(3)) / steps
             rows.append((f"Panda {solver}, compiled loop vs ovphysx step", compiled, theirs))
             rows.append((f"Panda {solver}, one Python call each vs ovphysx step", per_call, theirs))
+    return rows
+
+
+def contact_stages(tmp: Path) -> dict[str, Path]:
+    """The converted ant dropped on a plane; 500 boxes dropped in layers into a static 2 m bin (walls 1 m)."""
+    from contact_stages import collider, contact_stage, dynamic_body, ground, save
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    ant = Usd.Stage.Open(Usd.Stage.Open(str(ROOT / "tests/data/ant_free/ant_free.usda")).Flatten())
+    plane = UsdGeom.Plane.Define(ant, "/ground")
+    plane.CreateAxisAttr("Z")
+    UsdPhysics.CollisionAPI.Apply(plane.GetPrim())
+    ant.GetRootLayer().Export(str(tmp / "ant.usda"))
+    bin_ = contact_stage()
+    ground(bin_, "plane")
+    for name, pos, size in (
+        ("wall_x0", (-1.05, 0, 0.5), (0.1, 2.2, 1.0)),
+        ("wall_x1", (1.05, 0, 0.5), (0.1, 2.2, 1.0)),
+        ("wall_y0", (0, -1.05, 0.5), (2.2, 0.1, 1.0)),
+        ("wall_y1", (0, 1.05, 0.5), (2.2, 0.1, 1.0)),
+    ):
+        UsdGeom.Xformable(collider(bin_, f"/World/{name}", "box", 1.0, pos=pos)).AddScaleOp().Set(Gf.Vec3f(*size))
+    for k in range(500):
+        layer, i, j = k // 64, (k % 64) // 8, k % 8
+        dynamic_body(bin_, f"/World/box{k}", pos=(-0.77 + 0.22 * i, -0.77 + 0.22 * j, 0.3 + 0.25 * layer))
+        collider(bin_, f"/World/box{k}/geom", "box", 0.2)
+    return {
+        "ant on a plane (TGS 60 Hz)": tmp / "ant.usda",
+        "500 boxes into a bin (TGS 60 Hz)": save(bin_, tmp / "bin.usda"),
+    }
+
+
+def bench_contacts(steps: int = 120) -> list[tuple[str, float, float]]:
+    """(label, usdart seconds per step, ovphysx seconds per step) over the first 2 s of contact scenes (the
+    bodies land and settle: the busiest part); empty when ovphysx is not installed."""
+    try:
+        from physx_runner import physx_seconds_per_step
+    except ImportError:
+        return []
+    rows, dt = [], 1.0 / 60
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, path in contact_stages(Path(tmp)).items():
+            theirs = physx_seconds_per_step(path, dt, steps, repeat=1)
+            scene = usdart.load(str(path))
+            scene.time_step = dt
+            scene.step(1)  # compiled, contact room grown
+            scene.reset()
+            began = time.perf_counter()
+            scene.step(steps)
+            rows.append((label, (time.perf_counter() - began) / steps, theirs))
     return rows
 
 
@@ -406,6 +456,9 @@ def main() -> None:
         print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
     print(f"{'Panda vs PhysX, dt 1/240 s, 32 iterations':52s} {'usdart us':>10s} {'physx us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_physx():
+        print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+    print(f"{'contacts vs PhysX, first 2 s':52s} {'usdart us':>10s} {'physx us':>10s} {'ratio':>7s}")
+    for name, ours, theirs in bench_contacts():
         print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
     print(f"{'Panda dynamics':52s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):
