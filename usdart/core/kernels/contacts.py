@@ -607,8 +607,8 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
     return largest
 
 
-@njit(cache=True, _nrt=False)
-def friction_pass(iteration, position_iterations, tgs):
-    """Whether friction rows act in this pass: TGS always, PGS in its last three position iterations and
-    in the velocity iterations."""
-    return tgs or iteration >= position_iterations - PGS_FRICTION_ITERATIONS
+@njit(cache=True, _nrt=False, inline="always")
+def pgs_friction_pass(iteration, position_iterations):
+    """Whether friction rows act in a PGS pass: in its last three position iterations and in the velocity
+    iterations (TGS: in every pass)."""
+    return iteration >= position_iterations - PGS_FRICTION_ITERATIONS

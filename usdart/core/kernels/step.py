@@ -1,13 +1,16 @@
-"""One step of one world, island by island: the pipeline stages in order.
+"""One step of one world, solver group by solver group: the pipeline stages in order.
 
-For each island (trees joined by joints outside them; usually one articulation or one free body):
-1. wake it or skip it (sleeping);
+First the contact points at the step-start poses (usdart.core.kernels.collide) and the solver groups they
+make (usdart.core.kernels.groups: islands, trees joined by joints outside them, joined by contacts). For
+each group (usually one articulation or one free body):
+1. wake it or skip it (sleeping; a sleeping tree touched by an awake one wakes);
 2. per tree, the unconstrained velocity (usdart.core.kernels.smooth, after PhysX's joint-velocity scaling;
    `step_world_rk4`: then the smooth dynamics by four ABA stages, the implicit-damping factor kept for the
    rows) and, for a tree that keeps its momentum, the momentum it must end with;
-3. fill the island's constraint rows and solve them as PhysX does (usdart.core.kernels.solver), by the
-   island's solver (its first tree's TS_SOLVER): PGS sweeps, or TGS substeps (`tgs`: each substep adds its
-   share of the external forces, sweeps the rows once and moves the positions), then velocity iterations;
+3. fill its islands' constraint rows and its contact rows (usdart.core.kernels.contacts) and solve them as
+   PhysX does (usdart.core.kernels.solver), by the group's solver (its first tree's TS_SOLVER) and largest
+   iteration counts: PGS sweeps, or TGS substeps (`tgs`: each substep adds its share of the external
+   forces, sweeps the rows once and moves the positions), then velocity iterations;
 4. per tree, store velocities and accelerations, move the positions (PGS: with the position-iteration
    velocity; RK4: the stages' mean velocity plus the rows' change; TGS: already moved), clear the step's
    link forces, update the link poses, run the sleep check (usdart.core.kernels.sleep) and keep the
@@ -54,7 +57,7 @@ from ..layout import (
 )
 from .aba import aba
 from .collide import find_contacts
-from .contacts import fill_contacts, friction_pass, mark_broken
+from .contacts import fill_contacts, mark_broken, pgs_friction_pass
 from .groups import group_pass, solver_groups
 from .integrate import integrate_positions
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
@@ -437,7 +440,7 @@ def pgs(m, ctl, ws, w, root, n, n_velocity, dt):
     save_group_velocity(m, ws, w, root)
     frictional = ws.group_rows[w, 1] > ws.group_rows[w, 0]
     for it in range(n):
-        friction = friction_pass(it, n, np.bool_(False))
+        friction = pgs_friction_pass(it, n)
         if group_sweep(m, ctl, ws, w, root, n, dt, it, False, 0.0, friction) < CONVERGED and (
             friction or not frictional
         ):
