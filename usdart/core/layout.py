@@ -130,8 +130,8 @@ DIVERGED_COLUMNS = 2
 
 # ---- contacts (usdart.core.shapes, usdart.core.kernels.collide / contacts) -------------------------------
 # shape types, in the order a pair is put in (the lower type is side A, contact normals point from B to A)
-SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_PLANE = range(4)
-SHAPE_NAMES = ("sphere", "capsule", "box", "plane")
+SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_CONVEX, SHAPE_PLANE = range(5)
+SHAPE_NAMES = ("sphere", "capsule", "box", "convex", "plane")  # convex: a mesh's hull (model.shapes.hull_*)
 # model.shapes.shape (n_shapes, 6) int64: type, global link (-1: static, in world), tree that moves it (-1:
 # none: static, or a fixed base's root link), collision group (-1: none), the tree's self-collision (1: its
 # non-adjacent links collide), 1 on an articulation link (PhysX's "ext" contacts: link cfm, minimum normal

@@ -25,6 +25,8 @@ class Shapes(NamedTuple):
     group_filter: np.ndarray  # (n_groups, n_groups) int64: 1 where the two groups never collide
     excluded: np.ndarray  # (n_excluded,) int64 sorted: a * n_shapes + b (a < b) for pairs that never collide
     settings: np.ndarray  # (CONTACT_SETTING_COUNT,): CS_*
+    hull_start: np.ndarray  # (n_shapes + 1,) int64: convex shape s's vertices are hull_point[hull_start[s]:[s+1]]
+    hull_point: np.ndarray  # (n_points, 3) in the shape's frame
 
 
 def no_shapes() -> Shapes:
@@ -36,6 +38,8 @@ def no_shapes() -> Shapes:
         np.zeros((1, 1), np.int64),
         np.zeros(0, np.int64),
         np.zeros(L.CONTACT_SETTING_COUNT),
+        np.zeros(1, np.int64),
+        np.zeros((0, 3)),
     )
 
 
@@ -51,6 +55,8 @@ def _bound(c: ColliderDesc) -> float:
         return float(c.size[0] + c.size[1])
     if c.shape == "box":
         return float(np.linalg.norm(c.size))
+    if c.shape == "convex":
+        return float(np.linalg.norm(c.hull, axis=1).max())
     return np.inf
 
 
@@ -125,4 +131,8 @@ def build_shapes(
     settings[L.CS_BOUNCE_THRESHOLD] = st.bounce_threshold
     settings[L.CS_FRICTION_OFFSET_THRESHOLD] = st.friction_offset_threshold
     settings[L.CS_CORRELATION_DISTANCE] = st.friction_correlation_distance
-    return Shapes(shape, par, rot, pos, group_filter, np.array(sorted(keys), np.int64), settings)
+    hulls = [c.hull if c.shape == "convex" else np.zeros((0, 3)) for c in colliders]
+    hull_start = np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64)
+    hull_point = np.concatenate(hulls).reshape(-1, 3) if hulls else np.zeros((0, 3))
+    keys = np.array(sorted(keys), np.int64)
+    return Shapes(shape, par, rot, pos, group_filter, keys, settings, hull_start, hull_point)

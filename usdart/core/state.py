@@ -86,7 +86,7 @@ class Workspace(NamedTuple):
     contact_order: np.ndarray  # (W, n_contacts) int64: contact points by solver group
     contact_sort: np.ndarray  # (W, 2 n_contacts + n_shapes + 1) int64: sorting scratch (groups.solver_groups)
     contact_scratch: np.ndarray  # (W, 32, 3) narrow-phase scratch
-    contact_candidates: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a manifold's candidate points
+    contact_candidates: np.ndarray  # (W, max(8, hull vertices), CONTACT_GEOMETRY) a manifold's candidate points
     contact_found: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a pair's points
     group_parent: np.ndarray  # (W, n_islands) int64: each island's solver-group root
     group_next: np.ndarray  # (W, n_islands) int64: the next island of its group (-1: last)
@@ -251,7 +251,9 @@ def contact_workspace(model: Model, worlds: int, per_shape: int) -> dict:
         contact_order=z((worlds, contacts), np.int64),
         contact_sort=z((worlds, 2 * contacts + n + 1), np.int64),
         contact_scratch=z((worlds, 32, 3)),
-        contact_candidates=z((worlds, 8, L.CONTACT_GEOMETRY)),
+        contact_candidates=z(
+            (worlds, max(8, int(np.diff(model.shapes.hull_start).max(initial=0))), L.CONTACT_GEOMETRY)
+        ),
         contact_found=z((worlds, 8, L.CONTACT_GEOMETRY)),
         group_parent=np.tile(np.arange(islands, dtype=np.int64), (worlds, 1)),  # every island alone
         group_next=np.full((worlds, islands), -1, np.int64),

@@ -7,8 +7,9 @@ PhysX's filters in order: the same link never meets itself, links of one articul
 collisions on and never parent with child, collision groups, then the model's excluded pairs
 (FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal,
 each point on B's surface, the normal from B toward A, a pair's sides ordered by shape type (sphere,
-capsule, box, plane: the lower type is A); points up to the pair's contact distance apart count
-(speculative contacts). Box pairs are in usdart.core.kernels.box_contacts.
+capsule, box, convex hull, plane: the lower type is A; hulls meet planes only, so far); points up to the
+pair's contact distance apart count (speculative contacts). Box pairs are in
+usdart.core.kernels.box_contacts.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..layout import (
     S_TYPE,
     SHAPE_BOX,
     SHAPE_CAPSULE,
+    SHAPE_CONVEX,
     SHAPE_PLANE,
     SHAPE_SPHERE,
     SP_BOUND,
@@ -163,6 +165,28 @@ def box_plane(rot_a, pa, half, rot_b, pb, margin, candidates, out):
 
 
 @njit(cache=True, _nrt=False)
+def convex_plane(rot_a, pa, hull, rot_b, pb, margin, candidates, out):
+    """Convex hull A (its vertices in its frame) against plane B: its vertices within margin (the deepest
+    candidates.shape[0] when more), reduced to at most four (keep_four)."""
+    n = np.int64(0)
+    for i in range(hull.shape[0]):
+        v = hull[i]
+        x = pa[0] + rot_a[0, 0] * v[0] + rot_a[0, 1] * v[1] + rot_a[0, 2] * v[2]
+        y = pa[1] + rot_a[1, 0] * v[0] + rot_a[1, 1] * v[1] + rot_a[1, 2] * v[2]
+        z = pa[2] + rot_a[2, 0] * v[0] + rot_a[2, 1] * v[1] + rot_a[2, 2] * v[2]
+        if n < candidates.shape[0]:
+            n += point_plane(x, y, z, 0.0, rot_b, pb, margin, candidates, n)
+            continue
+        shallowest = 0  # full: a deeper vertex takes the shallowest one's place
+        for k in range(1, n):
+            if candidates[k, CG_SEPARATION] > candidates[shallowest, CG_SEPARATION]:
+                shallowest = k
+        if plane_distance(rot_b, pb, x, y, z) < candidates[shallowest, CG_SEPARATION]:
+            point_plane(x, y, z, 0.0, rot_b, pb, margin, candidates, np.int64(shallowest))
+    return keep_four(candidates, n, out)
+
+
+@njit(cache=True, _nrt=False)
 def keep_four(points, n, out):
     """At most four of n manifold points (rows as out's) into out: all when n <= 4, else the deepest, the one
     farthest from it, and on each side of the line through those two the one spanning the largest triangle
@@ -205,9 +229,14 @@ def keep_four(points, n, out):
 
 
 @njit(cache=True, _nrt=False)
-def manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, scratch, candidates, out):
-    """Contact points of shapes A and B (type_a <= type_b) within margin into out; returns their count."""
+def manifold(type_a, type_b, par_a, par_b, rot_a, pa, hull_a, rot_b, pb, margin, scratch, candidates, out):
+    """Contact points of shapes A and B (type_a <= type_b; hull_a: A's hull vertices when it is convex) within
+    margin into out; returns their count. Convex hulls meet planes only, so far."""
     ra, rb = par_a[SP_SIZE0], par_b[SP_SIZE0]
+    if type_a == SHAPE_CONVEX or type_b == SHAPE_CONVEX:
+        if type_b == SHAPE_PLANE:
+            return convex_plane(rot_a, pa, hull_a, rot_b, pb, margin, candidates, out)
+        return 0
     if type_b == SHAPE_PLANE:
         if type_a == SHAPE_SPHERE:
             return point_plane(pa[0], pa[1], pa[2], ra, rot_b, pb, margin, out, np.int64(0))
@@ -320,15 +349,17 @@ def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
 
 
 @njit(cache=True, _nrt=False)
-def add_pair(shape, shape_par, rot, pos, a, b, contact, contact_pair, count, scratch, candidates, found):
+def add_pair(
+    shape, shape_par, hull_start, hull_point, rot, pos, a, b, contact, contact_pair, count, scratch, candidates, found
+):
     """Manifold of shapes a and b appended to the world's contacts (sides ordered by type, then index);
     points beyond the contact arrays' room are counted as dropped."""
     if shape[a, S_TYPE] > shape[b, S_TYPE] or (shape[a, S_TYPE] == shape[b, S_TYPE] and a > b):
         a, b = b, a  # sides by type, then by shape: the same pair always gets the same normal
     margin = shape_par[a, SP_CONTACT_OFFSET] + shape_par[b, SP_CONTACT_OFFSET]
     n = manifold(
-        shape[a, S_TYPE], shape[b, S_TYPE], shape_par[a], shape_par[b], rot[a], pos[a], rot[b], pos[b], margin,
-        scratch, candidates, found,
+        shape[a, S_TYPE], shape[b, S_TYPE], shape_par[a], shape_par[b], rot[a], pos[a],
+        hull_point[hull_start[a] : hull_start[a + 1]], rot[b], pos[b], margin, scratch, candidates, found,
     )  # fmt: skip
     k = count[CC_POINTS]
     for i in range(n):
@@ -348,6 +379,8 @@ def find_contacts(
     shape_par,
     shape_rot,
     shape_pos,
+    hull_start,
+    hull_point,
     group_filter,
     excluded,
     link,
@@ -394,7 +427,10 @@ def find_contacts(
             ):
                 continue
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
-                add_pair(shape, shape_par, rot, pos, a, b, contact, contact_pair, count, scratch, candidates, found)
+                add_pair(
+                    shape, shape_par, hull_start, hull_point, rot, pos, a, b, contact, contact_pair, count, scratch,
+                    candidates, found,
+                )  # fmt: skip
     for p in range(n):
         if shape[p, S_TYPE] != SHAPE_PLANE:
             continue
@@ -411,4 +447,7 @@ def find_contacts(
             ):
                 continue
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, s, p):
-                add_pair(shape, shape_par, rot, pos, s, p, contact, contact_pair, count, scratch, candidates, found)
+                add_pair(
+                    shape, shape_par, hull_start, hull_point, rot, pos, s, p, contact, contact_pair, count, scratch,
+                    candidates, found,
+                )  # fmt: skip

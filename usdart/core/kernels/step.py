@@ -678,7 +678,8 @@ def contacts_and_groups(m, st, ctl, ws, w, only_island):
     count[CC_ROWS] = 0
     count[CC_STORAGE] = 0
     find_contacts(
-        sh.shape, sh.shape_par, sh.shape_rot, sh.shape_pos, sh.group_filter, sh.excluded, m.links.link,
+        sh.shape, sh.shape_par, sh.shape_rot, sh.shape_pos, sh.hull_start, sh.hull_point, sh.group_filter,
+        sh.excluded, m.links.link,
         ctl.tree_settings, st.asleep[w], st.link_rot[w], st.link_pos[w], ws.shape_rot[w], ws.shape_pos[w],
         ws.shape_bounds[w], ws.shape_order[w], ws.contact[w], ws.contact_pair[w], count, ws.contact_scratch[w],
         ws.contact_candidates[w], ws.contact_found[w],

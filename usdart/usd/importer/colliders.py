@@ -4,9 +4,9 @@ usd-core's UsdPhysics parser already finds every collider, its body (the closest
 none: static), its pose in the body frame and its size with the world scale baked in (PhysX shapes carry no
 scale). This module turns those into ColliderDesc in SI units with PhysX's conventions and defaults
 (reference physx_contacts.md):
-- geometry: Sphere, Cube (box), Capsule (its axis becomes the shape's local X, as PxCapsuleGeometry's) and
-  Plane (static only; its normal becomes the local X). Other shapes (meshes, cylinders, cones) do not
-  collide yet: one warning lists them;
+- geometry: Sphere, Cube (box), Capsule (its axis becomes the shape's local X, as PxCapsuleGeometry's),
+  Plane (static only; its normal becomes the local X) and Mesh as PhysX approximates it (`_mesh`; hulls
+  collide with planes only so far). Cylinders and cones do not collide yet: one warning lists them;
 - material: the physics-purpose binding the parser resolved, PhysxMaterialAPI's combine modes; with no
   material, the material bound to the physics scene, else PhysX's default (0.5 / 0.5 / 0, average). A
   MaterialAPI with unauthored frictions is frictionless (PhysX reads the schema's 0);
@@ -29,6 +29,7 @@ from pxr import Sdf, Usd, UsdPhysics, UsdShade
 from ...core.description import COMBINE_MODES, BodyDesc, ColliderDesc, MaterialDesc, Pose, SceneSettings
 from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
 from ...errors import PhysicsImportError
+from .shape_mass import convex_hull
 from .transforms import WorldTransforms
 from .usd_values import authored, read
 
@@ -38,7 +39,6 @@ NOT_COLLIDING_YET = (
     "CylinderShape",
     "Cylinder1Shape",
     "ConeShape",
-    "MeshShape",
     "SpherePointsShape",
     "CustomShape",
 )
@@ -121,35 +121,43 @@ class Colliders:
             skipped += [p for p, d in self._entries(type_name) if d.collisionEnabled]
         if skipped:
             self.warnings.append(
-                f"{skipped[0]}: {len(skipped)} collider(s) of types other than Sphere, Cube, Capsule and Plane "
-                "(meshes, cylinders, cones) do not collide yet; they still count for mass"
+                f"{skipped[0]}: {len(skipped)} collider(s) of types other than Sphere, Cube, Capsule, Plane and "
+                "Mesh (cylinders, cones, points) do not collide yet; they still count for mass"
             )
         for type_name, shape in SHAPES.items():
             for path, desc in self._entries(type_name):
-                if not desc.collisionEnabled:
-                    continue
-                collider = self._collider(path, desc, shape)
-                if collider is not None:
-                    out.append(collider)
-        out.sort(key=lambda c: c.path)
-        return out
+                if desc.collisionEnabled:
+                    out.append(self._collider(path, desc, shape))
+        for path, desc in self._entries("MeshShape"):
+            if desc.collisionEnabled:
+                out.append(self._mesh(path, desc))
+        convex = [c.path for c in out if c is not None and c.shape == "convex"]
+        if convex:
+            self.warnings.append(
+                f"{convex[0]}: {len(convex)} mesh collider(s) collide as convex hulls with planes only, so far "
+                "(not with other shapes)"
+            )
+        return sorted((c for c in out if c is not None), key=lambda c: c.path)
 
-    def _collider(self, path: str, desc, shape: str) -> ColliderDesc | None:
-        mpu = self.settings.meters_per_unit
-        prim = self.stage.GetPrimAtPath(path)
+    def _placement(self, path: str, desc) -> tuple[str | None, np.ndarray, np.ndarray]:
+        """(moving body or None, rotation, position in m): in the body's frame, or the world's for a static
+        collider (kinematic and disabled bodies hold their colliders where they are)."""
         body = str(desc.rigidBody) if str(desc.rigidBody) else None
         owner = self.bodies.get(body) if body else None
-        moving = owner is not None and not owner.kinematic
-        if shape == "plane" and moving:
+        if owner is not None and not owner.kinematic:
+            return (
+                body,
+                quat_to_matrix(_quat(desc.localRot)),
+                np.array(desc.localPos, float) * self.settings.meters_per_unit,
+            )
+        rotation, position, _ = decompose(self.transforms.matrix(self.stage.GetPrimAtPath(path)))
+        return None, rotation, position * self.settings.meters_per_unit
+
+    def _collider(self, path: str, desc, shape: str) -> ColliderDesc | None:
+        body, rotation, position = self._placement(path, desc)
+        if shape == "plane" and body is not None:
             self.warnings.append(f"{path}: a plane collider on a moving body is not supported (PhysX neither); ignored")
             return None
-        if moving:
-            rotation = quat_to_matrix(_quat(desc.localRot))
-            position = np.array(desc.localPos, float) * mpu
-        else:  # static: its world pose (kinematic and disabled bodies hold their colliders where they are)
-            rotation, position, _ = decompose(self.transforms.matrix(prim))
-            position = position * mpu
-            body = None
         if shape == "sphere":
             size = np.array([desc.radius, 0.0, 0.0])
         elif shape == "box":
@@ -160,13 +168,56 @@ class Colliders:
             size = np.zeros(3)
         if shape in ("capsule", "plane"):
             rotation = rotation @ _AXIS_FROM_X[str(desc.axis)]
-        size = size * mpu
+        return self._made(path, desc, body, shape, rotation, position, size * self.settings.meters_per_unit)
+
+    def _mesh(self, path: str, desc) -> ColliderDesc | None:
+        """A mesh collider as PhysX approximates it: boundingSphere / boundingCube as that shape around its
+        scaled points (the sphere centred on their bounds), every other approximation on a moving body as one
+        convex hull (convexDecomposition approximated by one hull, a triangle mesh promoted to its hull as
+        PhysX does); a static triangle mesh does not collide yet."""
+        body, rotation, position = self._placement(path, desc)
+        prim = self.stage.GetPrimAtPath(path)
+        mpu = self.settings.meters_per_unit
+        points = np.asarray(prim.GetAttribute("points").Get() or [], float).reshape(-1, 3)
+        points = points * np.asarray(desc.meshScale, float) * mpu
+        if len(points) == 0 or not np.all(np.isfinite(points)):
+            self.warnings.append(f"{path}: mesh collider without finite points; it does not collide")
+            return None
+        approximation = str(desc.approximation).rsplit(".", 1)[-1].lower()
+        low, high = points.min(axis=0), points.max(axis=0)
+        centre = 0.5 * (low + high)
+        moved = position + rotation @ centre
+        if approximation == "boundingsphere":
+            radius = np.linalg.norm(points - centre, axis=1).max()
+            return self._made(path, desc, body, "sphere", rotation, moved, np.array([radius, 0.0, 0.0]))
+        if approximation == "boundingcube":
+            return self._made(path, desc, body, "box", rotation, moved, 0.5 * (high - low))
+        if body is None and approximation in ("none", "meshsimplification", "sdf"):
+            self.warnings.append(f"{path}: a static triangle-mesh collider does not collide yet")
+            return None
+        if approximation == "convexdecomposition":
+            self.warnings.append(f"{path}: convexDecomposition collides as one convex hull of the mesh")
+        elif approximation not in ("convexhull",):
+            self.warnings.append(f"{path}: a triangle mesh on a moving body collides as its convex hull (as in PhysX)")
+        try:
+            hull = convex_hull(points - centre)[0]
+        except ValueError as exc:
+            self.warnings.append(f"{path}: mesh collider has no convex hull ({exc}); it does not collide")
+            return None
+        collider = self._made(path, desc, body, "convex", rotation, moved, 0.5 * (high - low))
+        if collider is not None:
+            collider.hull = hull
+        return collider
+
+    def _made(self, path, desc, body, shape, rotation, position, size) -> ColliderDesc | None:
+        """The ColliderDesc (size in m), or None with a warning for a shape of zero size."""
         if not (np.all(np.isfinite(size)) and np.all(np.isfinite(position)) and np.all(np.isfinite(rotation))):
             raise PhysicsImportError(path, "collider size or pose is NaN or infinite")
-        if shape != "plane" and size[0] <= 0.0 or (shape == "box" and np.any(size <= 0.0)):
+        if shape != "plane" and size[0] <= 0.0 or (shape in ("box", "convex") and np.any(size <= 0.0)):
             self.warnings.append(f"{path}: collider has zero size; it does not collide")
             return None
-        rest, contact = self._offsets(prim, shape, size / mpu)
+        mpu = self.settings.meters_per_unit
+        rest, contact = self._offsets(self.stage.GetPrimAtPath(path), shape, size / mpu)
         return ColliderDesc(
             path=path,
             body=body,
@@ -190,7 +241,7 @@ class Colliders:
             return rest, contact
         if shape == "plane":
             return rest, PLANE_CONTACT_OFFSET + max(rest, 0.0)
-        extent = {"sphere": 2 * size_stage[0], "capsule": 2 * size_stage[0], "box": 2 * size_stage.min()}[shape]
+        extent = 2 * size_stage[0] if shape in ("sphere", "capsule") else 2 * size_stage.min()  # box, hull bounds
         g = np.linalg.norm(self.settings.gravity) / self.settings.meters_per_unit
         dt = self.settings.time_step
         return rest, max(2.0 * dt * dt * max(g, 1.0), AUTO_OFFSET_FRACTION * extent) + max(rest, 0.0)
