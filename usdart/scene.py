@@ -210,7 +210,7 @@ class Scene:
             for target, fresh in zip(engine.control[:4], control[:4]):  # not tree_settings
                 target[w] = fresh[0]
             engine.clear(w)
-            engine.work.contact_count[w] = 0  # the last step's contacts are gone with it
+            engine.work.contact_count[w, : L.CC_STEP] = 0  # its last step's contacts are gone (the count goes on)
             engine.update_poses(w)
         if world is None:
             engine.time = 0.0
