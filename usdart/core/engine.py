@@ -77,7 +77,10 @@ class Engine:
     def _room_for_contacts(self) -> None:
         """After a step that found more contact points than the workspace holds (those beyond were left out
         of that step, as PhysX's GPU buffers drop them): twice the room from the next step on."""
-        if len(self.model.shapes.shape) and self.work.contact_count[:, L.CC_DROPPED].any():
+        if not len(self.model.shapes.shape):
+            return
+        count = self.work.contact_count
+        if count[0, L.CC_DROPPED] if self.worlds == 1 else count[:, L.CC_DROPPED].any():
             self.contacts_per_shape *= 2
             self._renew_workspace(self.work.rk.shape[0] == self.worlds)
 

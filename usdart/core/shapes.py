@@ -61,8 +61,12 @@ def _bound(c: ColliderDesc) -> float:
 
 
 def shape_colliders(description: SceneDescription, where: dict) -> list[ColliderDesc]:
-    """The colliders that become shapes, in shape order: static ones and those on simulated bodies."""
-    return [c for c in description.colliders if c.body is None or c.body in where]
+    """The colliders that become shapes, in shape order: static ones and those on simulated bodies; convex
+    hulls only where a plane is there to meet them (they collide with nothing else yet)."""
+    colliders = [c for c in description.colliders if c.body is None or c.body in where]
+    if not any(c.shape == "plane" for c in colliders):
+        colliders = [c for c in colliders if c.shape != "convex"]
+    return colliders
 
 
 def build_shapes(

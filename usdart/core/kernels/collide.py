@@ -426,6 +426,8 @@ def find_contacts(
                 or bounds[a, 2] > bounds[b, 5]
             ):
                 continue
+            if shape[a, S_TYPE] == SHAPE_CONVEX or shape[b, S_TYPE] == SHAPE_CONVEX:
+                continue  # hulls meet planes only, so far
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
                 add_pair(
                     shape, shape_par, hull_start, hull_point, rot, pos, a, b, contact, contact_pair, count, scratch,
