@@ -214,18 +214,15 @@ CASES = [
     "arm_with_gripper.usda" + NO_SELF_COLLISIONS,
 ]
 _CONTACTS = (
-    "usdart simulates no contacts; PhysX collides the sample's overlapping capsules of non-adjacent links "
-    "(articulation self-collisions are on by default); without self-collisions they agree (case below): "
+    "both collide the sample's overlapping capsules of non-adjacent links (articulation self-collisions are "
+    "on by default); the deep overlaps at the start are pushed apart differently (without self-collisions "
+    "they agree: case below): "
 )
 XFAIL = {
-    ("arm_with_gripper.usda", "PGS", 60): _CONTACTS + "max joint error 0.10 rad (5.4e-3 after one step), "
-    "PhysX joint speeds up to 1.05 rad/s (usdart 0.46)",
-    ("arm_with_gripper.usda", "PGS", 240): _CONTACTS + "max joint error 0.31 rad (0.011 after one step), "
-    "PhysX joint speeds up to 2.6 rad/s (usdart 0.50)",
-    ("arm_with_gripper.usda", "TGS", 60): _CONTACTS + "max joint error 0.38 rad (0.036 after one step), "
-    "PhysX joint speeds up to 2.6 rad/s (usdart 0.51)",
-    ("arm_with_gripper.usda", "TGS", 240): _CONTACTS + "max joint error 0.071 rad (9.8e-3 after one step), "
-    "PhysX joint speeds up to 2.6 rad/s (usdart 0.51)",
+    ("arm_with_gripper.usda", "PGS", 60): _CONTACTS + "max joint error 0.14 rad",
+    ("arm_with_gripper.usda", "PGS", 240): _CONTACTS + "max joint error 0.37 rad",
+    ("arm_with_gripper.usda", "TGS", 60): _CONTACTS + "max joint error 0.46 rad",
+    ("arm_with_gripper.usda", "TGS", 240): _CONTACTS + "max joint error 0.015 rad",
 }
 
 
