@@ -72,3 +72,13 @@ def test_sample_script_reproduces_the_bundled_stages(tmp_path):
     for name in os.listdir(SAMPLES):
         with open(os.path.join(SAMPLES, name)) as a, open(tmp_path / name) as b:
             assert a.read() == b.read(), name
+
+
+def test_the_contacts_sample_lists_its_colliders():
+    """inspect counts the shapes that collide by kind: the contacts sample's stack and tilted box, its two
+    balls, its capsule and its static ground plane."""
+    assert inspect("contacts.usda")["colliders"] == {
+        "sphere": 2, "capsule": 1, "box": 4, "convex": 0, "plane": 1, "static": 1
+    }  # fmt: skip
+    table = CliRunner().invoke(main, ["inspect", os.path.join(SAMPLES, "contacts.usda")])
+    assert "colliders: 2 spheres, 1 capsule, 4 boxes, 1 plane (1 static)" in table.output

@@ -322,6 +322,9 @@ class Scene:
         return dict(
             articulations=[a.summary() for a in self.articulations],
             free_bodies=self.free_bodies,
+            # the shapes that collide, by kind (static ones included)
+            colliders={kind: sum(c.shape == kind for c in self._colliders) for kind in L.SHAPE_NAMES}
+            | {"static": sum(c.body is None for c in self._colliders)},
             scene=dict(
                 gravity=s.gravity.tolist(),
                 time_step=s.time_step,

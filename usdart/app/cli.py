@@ -214,6 +214,11 @@ def _table(summary: dict) -> str:
     if summary["free_bodies"]:
         lines.append("")
         lines.append("free bodies: " + ", ".join(summary["free_bodies"]))
+    shapes = {k: n for k, n in summary["colliders"].items() if n and k != "static"}
+    if shapes:
+        plural = {"box": "boxes", "convex": "convex hulls"}
+        kinds = ", ".join(f"{n} {k if n == 1 else plural.get(k, k + 's')}" for k, n in shapes.items())
+        lines.append(f"colliders: {kinds} ({summary['colliders']['static']} static)")
     for w in summary["warnings"]:
         lines.append(f"warning: {w}")
     return "\n".join(lines)
