@@ -364,6 +364,16 @@ def check_contacts(rows, margin, sdf_a, sdf_b):
             assert a < 1e-9
 
 
+def random_pair(rng):
+    """A random box B (rotation, centre, half extents), the rotation and half extents of a box A, a capsule's
+    radius and half height, and a unit direction to place A or the capsule along from B's centre."""
+    Rb, pb, hb = random_rot(rng), rng.normal(size=3), rng.uniform(0.1, 1.0, 3)
+    Ra, ha = random_rot(rng), rng.uniform(0.1, 1.0, 3)
+    r, hh = rng.uniform(0.05, 0.5), rng.uniform(0.0, 1.0)
+    direction = rng.normal(size=3)
+    return Rb, pb, hb, Ra, ha, r, hh, direction / np.linalg.norm(direction)
+
+
 def test_random_poses_consistent():
     """Poses from deep overlap to out of reach: contacts consistent with both surfaces, none missed."""
     rng = np.random.default_rng(7)
@@ -371,11 +381,7 @@ def test_random_poses_consistent():
     scratch, out = np.zeros((32, 3)), np.zeros((4, 7))
     found = {"box": 0, "capsule": 0, "sphere": 0}
     for _ in range(400):
-        Rb, pb, hb = random_rot(rng), rng.normal(size=3), rng.uniform(0.1, 1.0, 3)
-        Ra, ha = random_rot(rng), rng.uniform(0.1, 1.0, 3)
-        r, hh = rng.uniform(0.05, 0.5), rng.uniform(0.0, 1.0)
-        direction = rng.normal(size=3)
-        direction /= np.linalg.norm(direction)
+        Rb, pb, hb, Ra, ha, r, hh, direction = random_pair(rng)
 
         def sdf_b(x):
             return box_sdf(Rb, pb, hb, x)
@@ -424,11 +430,7 @@ def test_random_poses_near_touching():
 
     speculative = 0
     for _ in range(100):
-        Rb, pb, hb = random_rot(rng), rng.normal(size=3), rng.uniform(0.1, 1.0, 3)
-        Ra, ha = random_rot(rng), rng.uniform(0.1, 1.0, 3)
-        r, hh = rng.uniform(0.05, 0.5), rng.uniform(0.0, 1.0)
-        direction = rng.normal(size=3)
-        direction /= np.linalg.norm(direction)
+        Rb, pb, hb, Ra, ha, r, hh, direction = random_pair(rng)
 
         def sdf_b(x):
             return box_sdf(Rb, pb, hb, x)

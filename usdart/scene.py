@@ -50,6 +50,7 @@ class Scene:
         model = model._replace(
             shapes=build_shapes(
                 description,
+                self._colliders,
                 where,
                 model.trees.tree,
                 [d.self_collisions for d in descs],

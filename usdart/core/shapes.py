@@ -71,16 +71,17 @@ def shape_colliders(description: SceneDescription, where: dict) -> list[Collider
 
 def build_shapes(
     description: SceneDescription,
+    colliders: list[ColliderDesc],
     where: dict[str, tuple[int, int]],
     tree_table: np.ndarray,
     self_collisions: list[bool],
     articulated: list[bool],
 ) -> Shapes:
-    """Tables of the description's colliders. `where`: body path -> (tree, global link) of every simulated
+    """Tables of the colliders that become shapes (shape_colliders, in that order; the description gives
+    their bodies, groups and filtered pairs). `where`: body path -> (tree, global link) of every simulated
     body; tree_table: the model's (T_* columns); self_collisions: per tree, whether its links collide with
     each other (articulations: enabledSelfCollisions; a free body's one link never meets itself); articulated:
     per tree, whether it is an articulation (not a free body)."""
-    colliders = shape_colliders(description, where)
     n = len(colliders)
     shape = np.full((n, L.SHAPE_COLUMNS), -1, np.int64)
     par = np.zeros((n, L.SHAPE_PAR_COLUMNS))

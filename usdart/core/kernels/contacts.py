@@ -357,6 +357,7 @@ def fill_contacts(
     c,
     anchors,
     cfm,
+    cfm_step,
 ):
     """Rows of the contact points order[c0:c1] (one solver group, a pair's points together) appended to the
     world's contact rows, prepared with the velocity vel (the step's velocity before its constraint
@@ -367,7 +368,6 @@ def fill_contacts(
     tree, shape, par = trees.tree, shapes.shape, shapes.shape_par
     n_shapes = shape.shape[0]
     first = count[CC_ROWS]
-    cfm_tree = -1
     k = c0
     while k < c1:
         a, b = contact_pair[order[k], 0], contact_pair[order[k], 1]
@@ -397,9 +397,7 @@ def fill_contacts(
         for s in (a, b):
             t = shape[s, S_TREE]
             if t >= 0 and shape[s, S_ARTICULATED] != 0:
-                if t != cfm_tree:
-                    link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, cfm)
-                    cfm_tree = t
+                link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, cfm, cfm_step, count[CC_STEP])
                 pair_cfm = max(pair_cfm, cfm[shape[s, S_LINK]])
         min_normal = 0.0
         for i in range(k, end):  # a normal row per point

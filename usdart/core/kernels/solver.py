@@ -124,11 +124,15 @@ def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, fra
 
 
 @njit(cache=True, _nrt=False)
-def link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, out):
+def link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, out, cfm_step, step):
     """out[i] = PhysX's constraint-force mixing of each link i of tree t at the step start (reference §2.4):
     its cfm scale times the largest diagonal entry of its linear response, J M'^-1 J^T for the link COM's
     linear Jacobian J (how fast the COM answers an impulse there); 0 on a fixed root and on free bodies.
-    pj (12 x nv) and c (3) are scratch; needs the factor of M' in H."""
+    Once per tree and step (cfm_step[t]: the step it was computed in; DOF rows and contact rows both need
+    it). pj (12 x nv) and c (3) are scratch; needs the factor of M' in H."""
+    if cfm_step[t] == step:
+        return
+    cfm_step[t] = step
     tree, link, link_vec, link_par = trees.tree, links.link, links.link_vec, links.link_par
     l0, l1, v0, v1 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_V0], tree[t, T_V1]
     floating = tree[t, T_ROOT] == 6
@@ -172,13 +176,14 @@ def fill_rows(
     frames,
     scratch,
     cfm,
+    cfm_step,
+    step,
 ):
     """Fill rows r0..r1-1 at the step start (after every tree of the island has its factor in H); h the
     rows' time step (PGS: dt; TGS: the substep), solver SOLVER_PGS or SOLVER_TGS (a float: no literal types)."""
     tree, v_parent, v_h = trees.tree, trees.v_parent, trees.v_h
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
     c, rel, points = scratch[5], scratch[8], scratch[6:8]
-    cfm_tree = -1  # the tree whose link cfms are in `cfm`
     first_axis = r0  # the current joint's first row
     for r in range(r0, r1):
         kind, i, t = row[r, R_KIND], row[r, R_ID], row[r, R_TREE0]
@@ -190,9 +195,7 @@ def fill_rows(
             g = dof[i, D_V]
             if row[r, R_AXIS] == 1:  # the DOF's first row computes its response column
                 unit_response(v_parent, v_h, v0, v1, H, g, resp, off)
-            if t != cfm_tree:
-                link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, cfm)
-                cfm_tree = t
+            link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, cfm, cfm_step, step)
             li = dof[i, D_LINK]
             rv[RV_CFM] = max(cfm[li], cfm[links.link[li, L_PARENT]])
             rv[RV_RESPONSE] = resp[off + g - v0]
