@@ -35,9 +35,9 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from usdart.usd.schema_plugin import register as _register_schema_plugin
+from usdart.usd.schemas import register as _register_schemas
 
-_register_schema_plugin()  # before the first stage is opened, as usdart itself does
+_register_schemas()  # before the first stage is opened, as usdart itself does
 
 from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics  # noqa: E402
 

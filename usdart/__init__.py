@@ -2,10 +2,10 @@
 
 import sys as _sys
 
-from .usd.schema_plugin import register as _register_schema_plugin
+from .usd.schemas import register as _register_schemas
 
 if "pxr" in _sys.modules:  # usd-core reads schema plugins once, when the first stage is opened
-    _register_schema_plugin()
+    _register_schemas()
 from .errors import PhysicsImportError, SimulationDiverged, StageError, UsdartError
 
 # imported on first use: the USD side needs pxr (the numba core runs without it), and the numba side takes

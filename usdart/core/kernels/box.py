@@ -40,6 +40,6 @@ def _new_box_impl(value):
     return impl
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def box(value):
     return _new_box(value)

@@ -33,23 +33,23 @@ CAPSULE_PARALLEL = 0.1  # |sin| of the tilt between a capsule and a box face und
 POLY_MAX = 8  # a quad clipped by 4 planes keeps at most 8 vertices; the clip buffers hold that many
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def _sgn(x):
     return 1.0 if x >= 0.0 else -1.0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def _clearly_better(s, best, size):
     """Whether separation s beats `best` by more than the tolerance that keeps the axis choice stable."""
     return s > best + REL_TOL * abs(best) + ABS_TOL * size
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def _col_dot(rot, k, x, y, z):
     return rot[0, k] * x + rot[1, k] * y + rot[2, k] * z
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def _radius(rot, half, x, y, z):
     """Half the length of a box's projection on the unit axis (x, y, z)."""
     return (
@@ -59,7 +59,7 @@ def _radius(rot, half, x, y, z):
     )
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def _write(out, row, rot, pos, lx, ly, lz, nx, ny, nz, sep):
     """out[row] = [pos + rot @ (lx, ly, lz), n, sep]: the point is given in the frame (rot, pos)."""
     out[row, 0] = pos[0] + rot[0, 0] * lx + rot[0, 1] * ly + rot[0, 2] * lz
@@ -74,7 +74,7 @@ def _write(out, row, rot, pos, lx, ly, lz, nx, ny, nz, sep):
 # ---------------------------------------------------------------------------------------------- sphere-box
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def _rotated(rot, x, y, z):
     """rot @ (x, y, z): a direction in a box's frame, in world."""
     return (
@@ -84,7 +84,7 @@ def _rotated(rot, x, y, z):
     )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sphere_box(pos_a, radius_a, rot_b, pos_b, half_b, margin, out):
     """Sphere A on box B: one point, the box point closest to the centre (a centre inside the box leaves
     through the face it is nearest to)."""
@@ -138,7 +138,7 @@ def sphere_box(pos_a, radius_a, rot_b, pos_b, half_b, margin, out):
 # ------------------------------------------------------------------------------------------------- box-box
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _best_face_axis(rot, half, rot_o, half_o, dx, dy, dz):
     """(separation, axis) of the face normal of box (rot, half) along which it and the other box are
     farthest apart; d is the vector between the centres."""
@@ -155,7 +155,7 @@ def _best_face_axis(rot, half, rot_o, half_o, dx, dy, dz):
     return best_s, best_k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _best_edge_axis(rot_a, half_a, rot_b, half_b, dx, dy, dz):
     """(separation, A's edge axis, B's edge axis, unit normal from B to A) of the best edge cross product."""
     best_s = -math.inf
@@ -186,7 +186,7 @@ def _best_edge_axis(rot_a, half_a, rot_b, half_b, dx, dy, dz):
     return best_s, bi, bj, nx, ny, nz
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _clip(buf, src, cnt, dst, m, sgn, h):
     """Sutherland-Hodgman: the part of polygon buf[src:src + cnt] where sgn * x[m] <= h, into buf[dst:].
     Vertices on the plane are kept once; new vertices are put exactly on it. A convex polygon gains at most
@@ -209,13 +209,13 @@ def _clip(buf, src, cnt, dst, m, sgn, h):
     return n_out
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def _cross2(buf, m1, m2, a, b, c):
     """(b - a) x (c - a) of rows of buf in the plane of coordinates (m1, m2)."""
     return (buf[b, m1] - buf[a, m1]) * (buf[c, m2] - buf[a, m2]) - (buf[b, m2] - buf[a, m2]) * (buf[c, m1] - buf[a, m1])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _reduce(buf, cnt, k, sigma, dst):
     """Copy 4 (or 3) of the cnt > 4 points buf[:cnt] to buf[dst:], as PhysX reduces a manifold: the deepest,
     the one farthest from it, the one spanning the largest triangle with those two, then the one adding the
@@ -264,7 +264,7 @@ def _reduce(buf, cnt, k, sigma, dst):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _face_contacts(rot_r, pos_r, half_r, k, sigma, rot_i, pos_i, half_i, ref_is_b, margin, scratch, out):
     """Face patch: the incident box's face most anti-parallel to the reference face (reference box's axis k,
     outward normal sigma * rot_r[:, k], facing the incident box) clipped by the reference face's side planes.
@@ -321,7 +321,7 @@ def _face_contacts(rot_r, pos_r, half_r, k, sigma, rot_i, pos_i, half_i, ref_is_
     return kept
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _edge_contact(rot_a, pos_a, half_a, i, rot_b, pos_b, half_b, j, nx, ny, nz, sep, out):
     """One point: where B's edge along its axis j, the one farthest toward A, comes closest to A's edge along
     its axis i, the one farthest toward B."""
@@ -356,7 +356,7 @@ def _edge_contact(rot_a, pos_a, half_a, i, rot_b, pos_b, half_b, j, nx, ny, nz, 
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def box_box(rot_a, pos_a, half_a, rot_b, pos_b, half_b, margin, scratch, out):
     """Boxes A and B: SAT over the 15 axes, then a clipped face patch (up to 4 points) or one edge point.
 
@@ -391,7 +391,7 @@ def box_box(rot_a, pos_a, half_a, rot_b, pos_b, half_b, margin, scratch, out):
 # --------------------------------------------------------------------------------------------- capsule-box
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _slope(seg, h, t):
     """Half the derivative in t of the squared distance from seg[0] + t * seg[1] to the box of half extents h."""
     g = 0.0
@@ -404,7 +404,7 @@ def _slope(seg, h, t):
     return g
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _closest_param(seg, h):
     """t in [0, 1] of the segment point seg[0] + t * seg[1] closest to the box of half extents h.
 
@@ -441,7 +441,7 @@ def _closest_param(seg, h):
     return min(max(-num / den, lo), hi)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _exit_depth(seg, seglen, r, t, k, sigma):
     """How far the capsule reaches below its segment point at t along -sigma * e_k (the capsule's surface
     point under it), through the cylinder or, past the segment's end, through that end's cap."""
@@ -459,7 +459,7 @@ def _exit_depth(seg, seglen, r, t, k, sigma):
     return b + math.sqrt(max(b * b - w * w * seglen * seglen + r * r, 0.0))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _capsule_face(seg, seglen, r, h, k, sigma, rot_b, pos_b, margin, eps, out):
     """Capsule on the box face sigma * e_k: the part of the segment over the face (side planes widened by
     eps); both its ends when the capsule lies (nearly) parallel to the face, else the deeper end.
@@ -499,7 +499,7 @@ def _capsule_face(seg, seglen, r, h, k, sigma, rot_b, pos_b, margin, eps, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _capsule_edge(seg, h, k, n0, n1, n2, sep, rot_b, pos_b, out):
     """One point: where the box edge along e_k farthest along n comes closest to the segment."""
     # a point of that edge's line: coordinate k 0 (n_k is 0), the others at the corner farthest along n
@@ -526,7 +526,7 @@ def _capsule_edge(seg, h, k, n0, n1, n2, sep, rot_b, pos_b, out):
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _capsule_sat(seg, seglen, r, h, size, margin, eps, rot_b, pos_b, out):
     """Segment touching or cutting the box: the axis of least penetration among the box's face normals and
     the box-axis x segment directions."""
@@ -574,7 +574,7 @@ def _capsule_sat(seg, seglen, r, h, size, margin, eps, rot_b, pos_b, out):
     return _capsule_face(seg, seglen, r, h, fk, fsig, rot_b, pos_b, margin, eps, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def capsule_box(rot_a, pos_a, radius_a, half_height_a, rot_b, pos_b, half_b, margin, scratch, out):
     """Capsule A on box B, in B's frame. Apart: the closest points (two points when the capsule lies along the
     face it is over); touching or cutting the box: SAT."""

@@ -48,14 +48,14 @@ from .box_contacts import box_box, capsule_box, sphere_box
 PARALLEL = 1e-6  # squared sine below which two capsule axes count as parallel (two contact points)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def write_point(out, k, px, py, pz, nx, ny, nz, sep):
     out[k, 0], out[k, 1], out[k, 2] = px, py, pz
     out[k, 3], out[k, 4], out[k, 5] = nx, ny, nz
     out[k, 6] = sep
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k):
     """Sphere A at a against sphere B at b: one point (at out row k) when closer than margin; returns the
     number written. Concentric spheres push apart along +z."""
@@ -72,14 +72,14 @@ def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k):
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def segment_param(px, py, pz, cx, cy, cz, ux, uy, uz, half):
     """Parameter in [-half, half] of the point of the segment c + s u closest to p."""
     s = (px - cx) * ux + (py - cy) * uy + (pz - cz) * uz
     return min(max(s, -half), half)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sphere_capsule(pa, ra, rot_b, pb, rb, hb, margin, out):
     """Sphere A against capsule B: the sphere against B's nearest segment point."""
     ux, uy, uz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
@@ -89,7 +89,7 @@ def sphere_capsule(pa, ra, rot_b, pb, rb, hb, margin, out):
     )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
     """Capsule A against capsule B: the closest points of the two segments (one point), or, for parallel
     axes whose segments overlap along them, the two ends of the overlap (a capsule lying on another)."""
@@ -123,12 +123,12 @@ def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
     return sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, np.int64(0))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def plane_distance(rot_b, pb, x, y, z):
     return rot_b[0, 0] * (x - pb[0]) + rot_b[1, 0] * (y - pb[1]) + rot_b[2, 0] * (z - pb[2])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def point_plane(x, y, z, radius, rot_b, pb, margin, out, k):
     """A sphere of `radius` at (x, y, z) against plane B (normal: B's local x): one point when within margin."""
     nx, ny, nz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
@@ -139,7 +139,7 @@ def point_plane(x, y, z, radius, rot_b, pb, margin, out, k):
     return 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def capsule_plane(rot_a, pa, ra, ha, rot_b, pb, margin, out):
     """Capsule A against plane B: each end sphere of the segment (up to two points)."""
     n = np.int64(0)
@@ -149,7 +149,7 @@ def capsule_plane(rot_a, pa, ra, ha, rot_b, pb, margin, out):
     return n
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def box_plane(rot_a, pa, half, rot_b, pb, margin, candidates, out):
     """Box A against plane B: its corners within margin, reduced to at most four (keep_four)."""
     n = np.int64(0)
@@ -164,7 +164,7 @@ def box_plane(rot_a, pa, half, rot_b, pb, margin, candidates, out):
     return keep_four(candidates, n, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def convex_plane(rot_a, pa, hull, rot_b, pb, margin, candidates, out):
     """Convex hull A (its vertices in its frame) against plane B: its vertices within margin (the deepest
     candidates.shape[0] when more), reduced to at most four (keep_four)."""
@@ -186,7 +186,7 @@ def convex_plane(rot_a, pa, hull, rot_b, pb, margin, candidates, out):
     return keep_four(candidates, n, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def keep_four(points, n, out):
     """At most four of n manifold points (rows as out's) into out: all when n <= 4, else the deepest, the one
     farthest from it, and on each side of the line through those two the one spanning the largest triangle
@@ -228,7 +228,7 @@ def keep_four(points, n, out):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def manifold(type_a, type_b, par_a, par_b, rot_a, pa, hull_a, rot_b, pb, margin, scratch, candidates, out):
     """Contact points of shapes A and B (type_a <= type_b; hull_a: A's hull vertices when it is convex) within
     margin into out; returns their count. Convex hulls meet planes only, so far."""
@@ -259,7 +259,7 @@ def manifold(type_a, type_b, par_a, par_b, rot_a, pa, hull_a, rot_b, pb, margin,
     return box_box(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, half_b, margin, scratch, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def shape_poses(shape, shape_rot, shape_pos, link_rot, link_pos, rot, pos):
     """World pose of every shape: its link's pose times its pose in the link (static shapes: as stored)."""
     for s in range(shape.shape[0]):
@@ -279,7 +279,7 @@ def shape_poses(shape, shape_rot, shape_pos, link_rot, link_pos, rot, pos):
                 )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def shape_bounds(shape, shape_par, rot, pos, bounds):
     """Axis-aligned bounds of every shape grown by its contact offset: [min xyz, max xyz] (planes: none)."""
     for s in range(shape.shape[0]):
@@ -298,7 +298,7 @@ def shape_bounds(shape, shape_par, rot, pos, bounds):
             bounds[s, 3 + a] = pos[s, a] + extent
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sort_by_low_x(order, count, bounds):
     """Insertion sort of order[:count] by the bounds' low x (near linear: last step's order is kept)."""
     for i in range(1, count):
@@ -311,7 +311,7 @@ def sort_by_low_x(order, count, bounds):
         order[j + 1] = s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def excluded_pair(excluded, key):
     lo, hi = 0, excluded.shape[0]
     while lo < hi:
@@ -323,7 +323,7 @@ def excluded_pair(excluded, key):
     return lo < excluded.shape[0] and excluded[lo] == key
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
     """PhysX's filters for shapes a and b (see the module docstring); pairs with no awake moving side are
     left out too (a sleeping tree is woken through a pair with an awake one), and trees whose contacts are
@@ -348,7 +348,7 @@ def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
     return not excluded_pair(excluded, min(a, b) * n + max(a, b))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def add_pair(
     shape, shape_par, hull_start, hull_point, rot, pos, a, b, contact, contact_pair, count, scratch, candidates, found
 ):
@@ -373,7 +373,7 @@ def add_pair(
     count[CC_POINTS] = k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def find_contacts(
     shape,
     shape_par,

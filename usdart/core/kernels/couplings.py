@@ -40,13 +40,13 @@ from .rows import TINY_RESPONSE, apply, rate
 from .tree_factor import solve
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def clear(buffer, off, n):
     for a in range(n):
         buffer[off + a] = 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv):
     """resp (holding W) <- M'^-1 W; rv's response r = J M'^-1 W^T; impulses start at zero."""
     solve(v_parent, v_h, v0, v1, H, resp, off)
@@ -57,7 +57,7 @@ def finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv):
 
 
 # ---- fixed tendons --------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_fixed_tendon(dof, tendon_start, tendon_dof, tendon_axis, t, v0, nv, q, jac, joff, resp, off):
     """Length L = offset + sum g_i q_i (returned without the offset); J = g, W = force coefficients."""
     clear(jac, joff, nv)
@@ -71,7 +71,7 @@ def fill_fixed_tendon(dof, tendon_start, tendon_dof, tendon_axis, t, v0, nv, q, 
     return length
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def tendon_coefficients(params, length, h, rv):
     """Implicit spring of a tendon row (reference §7), h its time step (PGS: dt; TGS: the substep): length,
     velocity gain, spring and limit gains."""
@@ -88,7 +88,7 @@ def tendon_coefficients(params, length, h, rv):
 
 
 # ---- spatial tendons ------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_spatial_tendon(
     link,
     dof,
@@ -143,7 +143,7 @@ def fill_spatial_tendon(
 
 
 # ---- mimic joints ---------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_mimic(dof, mimic, mimic_par, i, v0, nv, q, jac, joff, resp, off):
     """q_f + G q_l + offset = 0: J = W = e_f + G e_l; returns the error."""
     clear(jac, joff, nv)
@@ -155,7 +155,7 @@ def fill_mimic(dof, mimic, mimic_par, i, v0, nv, q, jac, joff, resp, off):
     return q[f] + G * q[l] + mimic_par[i, MP_OFFSET]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_tendon(params, h, tgs, moved, rv, gvel, v0, nv, jac, joff, resp, off):
     """Spring toward the rest length plus a limit spring outside [lower, upper] (reference §7); h the row's
     time step, moved the length change since the step start (TGS, where each substep adds an increment to
@@ -176,7 +176,7 @@ def solve_tendon(params, h, tgs, moved, rv, gvel, v0, nv, jac, joff, resp, off):
     return abs(delta) * r
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_mimic(mimic_par, i, h, hard_erp, velocity_iteration, moved, rv, gvel, v0, nv, jac, joff, resp, off):
     """q_f + G q_l + offset = 0: hard (bias hard_erp: PhysX's 0.8 in PGS, 2 / sqrt N in TGS) or compliant
     (natural frequency, damping ratio); h the row's time step, moved the error's change since the step
@@ -199,7 +199,7 @@ def solve_mimic(mimic_par, i, h, hard_erp, velocity_iteration, moved, rv, gvel, 
 
 
 # ---- joints outside the tree (loop joints, joints between trees): one bilateral row per locked axis -------
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_joint_axis(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
     """Velocity (and, in position iterations, erp times the position error over h) of one axis to zero;
     moved: the error's change since the step start (TGS; 0 in PGS); side b may be absent (nvb = 0)."""
@@ -215,7 +215,7 @@ def solve_joint_axis(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b,
     return abs(impulse) * r
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def orthogonalize_joint(row, row_value, first, last, nv, nvb, jac, resp):
     """Make a joint's locked-axis rows first..last (filled) independent, as PhysX does for a joint's equality
     rows: Gram-Schmidt in the inner product <a, b> = J_a M'^-1 J_b^T, each row minus its components along
@@ -249,7 +249,7 @@ def orthogonalize_joint(row, row_value, first, last, nv, nvb, jac, resp):
         rk[RV_RESPONSE] = response
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def joint_frame_world(F, link, rot, pos, out):
     """out[:3, :] = world pose of a joint frame F (4x4, in its link's frame; the world frame when link < 0)."""
     for a in range(3):
@@ -263,7 +263,7 @@ def joint_frame_world(F, link, rot, pos, out):
                 out[a, b] = acc
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def relative_rotation_vector(A, B, out):
     """out[:3] = rotation vector of A^T B (rotation blocks of two frames), in A's axes."""
 
@@ -278,7 +278,7 @@ def relative_rotation_vector(A, B, out):
     out[2] = scale * (rel(1, 0) - rel(0, 1))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
     """One locked axis of a joint whose frames (world; A on body0's side, B on body1's), relative rotation
     vector and point Jacobians (pj rows 0-5: A's side at A's origin, 6-11: B's side at B's origin) are

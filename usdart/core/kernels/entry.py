@@ -25,7 +25,7 @@ from .step import posed_state, remember_posed, step_world, step_world_rk4, world
 from .tree_factor import to_dense
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _poses(m, st, ws, w):
     world_poses(
         m.trees.tree,
@@ -42,14 +42,14 @@ def _poses(m, st, ws, w):
     remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _refresh_poses(m, st, ws, w):
     """Link poses again only when the state was written from Python since they were computed."""
     if not posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w]):
         _poses(m, st, ws, w)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(m, st, ws, w)
@@ -66,7 +66,7 @@ def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     return diverged
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(m, st, ws, w)
@@ -83,7 +83,7 @@ def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
     return diverged
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, error_model="numpy", nogil=True)
 def step(b, w0, w1, only_island, dt, steps):
     """`steps` Euler steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0).
     Releases the GIL: Python threads step disjoint world ranges in parallel (usdart.core.engine).
@@ -95,20 +95,20 @@ def step(b, w0, w1, only_island, dt, steps):
     return _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, error_model="numpy", nogil=True)
 def step_rk4(b, w0, w1, only_island, dt, steps):
     m, st, ctl, ws = b.value
     return _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def update_poses(b, w):
     m, st, _, ws = b.value
     _poses(m, st, ws, w)
 
 
 # ---- dynamics of one tree ------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _frames(m, st, ws, w, t):
     """Poses, motion columns and world inertias of tree t; the root COM (floating) into ws.vec[w, 4]."""
     tr, lk = m.trees.tree, m.links
@@ -135,7 +135,7 @@ def _frames(m, st, ws, w, t):
     )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out):
     tr, lk = m.trees.tree, m.links
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
@@ -174,7 +174,7 @@ def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale,
     )
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def inverse_dynamics(b, t, w, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out):
     """out[v] = M acc_scale [root_acc; qdd] + h(q, vel_scale qd) - J^T wrench (gravity `gravity`), world 0.
     qdd: (n_dofs,), root_acc: (6,), wrench: (n_links, 6), out: (n_v,)."""
@@ -182,7 +182,7 @@ def inverse_dynamics(b, t, w, qdd, root_acc, acc_scale, wrench, gravity, vel_sca
     _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _mass_matrix(m, st, ws, w, t, with_armature, out):
     tr, lk, trees = m.trees.tree, m.links, m.trees
     l0, l1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0], tr[t, T_V1]
@@ -223,14 +223,14 @@ def _mass_matrix(m, st, ws, w, t, with_armature, out):
     to_dense(trees.v_parent, trees.v_h, v0, v1, ws.H[w], out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mass_matrix(b, t, w, with_armature, out):
     """out (n_v, n_v) = tree t's mass matrix (root block first when floating), world 0."""
     m, st, _, ws = b.value
     _mass_matrix(m, st, ws, w, t, with_armature, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out):
     tr, lk, dofs = m.trees.tree, m.links, m.dofs
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
@@ -272,7 +272,7 @@ def _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def forward_dynamics(b, t, w, tau, wrench, gravity, out):
     """out[v] = accelerations under joint forces tau (n_dofs,), gravity and optional link wrenches, world 0
     (the workspace needs the articulated-body arrays)."""
@@ -280,14 +280,14 @@ def forward_dynamics(b, t, w, tau, wrench, gravity, out):
     _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def jacobians(b, t, w, at_com, out):
     """out (6 x links, n_v): link Jacobians of tree t at the state of world 0."""
     m, st, _, ws = b.value
     _jacobians(m, st, ws, w, t, at_com, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _jacobians(m, st, ws, w, t, at_com, out):
     tr, lk = m.trees.tree, m.links
     _frames(m, st, ws, w, t)
@@ -311,14 +311,14 @@ def _jacobians(m, st, ws, w, t, at_com, out):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def centroidal(b, t, w, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
     """A (6, n_v) and bias (6,) of floating tree t at the state of world w (*_zero: zero inputs)."""
     m, st, _, ws = b.value
     _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
     tr, lk = m.trees.tree, m.links
     l0, l1, v0 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0]
@@ -355,7 +355,7 @@ def _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero,
         bias[a] = values[a]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def link_motion(b, t, w, rnea_out, velocity_out, acceleration_out):
     """Link COM velocities and classical accelerations of tree t in world w at the state's last
     accelerations; leaves the transmitted joint forces (gravity and link forces included) in the workspace."""
@@ -363,7 +363,7 @@ def link_motion(b, t, w, rnea_out, velocity_out, acceleration_out):
     _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out):
     tr, lk = m.trees.tree, m.links
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
@@ -376,7 +376,7 @@ def _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
 
 
 # ---- one tree's algorithm for every world --------------------------------------------------------------------
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def inverse_dynamics_all(b, t, qdd, root_acc, wrench, gravity, out):
     for i in prange(b.value[1].q.shape[0]):
         m, st, _, ws = b.value
@@ -384,7 +384,7 @@ def inverse_dynamics_all(b, t, qdd, root_acc, wrench, gravity, out):
         _rnea(m, st, ws, w, t, qdd[w], root_acc[w], 1.0, wrench[w], gravity, 1.0, out[w])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def mass_matrix_all(b, t, with_armature, out):
     for i in prange(b.value[1].q.shape[0]):
         m, st, _, ws = b.value
@@ -392,7 +392,7 @@ def mass_matrix_all(b, t, with_armature, out):
         _mass_matrix(m, st, ws, w, t, with_armature, out[w])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def forward_dynamics_all(b, t, tau, wrench, gravity, out):
     for i in prange(b.value[1].q.shape[0]):
         m, st, _, ws = b.value

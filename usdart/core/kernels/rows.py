@@ -50,13 +50,13 @@ LIMIT_ERP = 0.8  # PhysX's PGS bias coefficient for limits and hard mimic joints
 TINY_RESPONSE = 1e-12
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def apply(gvel, v0, nv, resp, off, impulse):
     for a in range(nv):
         gvel[v0 + a] += resp[off + a] * impulse
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def rate(gvel, v0, nv, jac, off):
     acc = 0.0
     for a in range(nv):
@@ -65,7 +65,7 @@ def rate(gvel, v0, nv, jac, off):
 
 
 # ---- drive ----------------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_drive(dof_par, k, mode, dt, h, solver, q, target_position, target_velocity, limits_are_forces, rv):
     """Implicit PD drive (reference §3.3), h the drive's time step (PGS: dt; TGS: the substep dt / N):
     lambda_new = C2 lambda + C0 qd + C1 + gain_x dq + gain_t t, clamped to +-C3 (or the envelope), with
@@ -95,7 +95,7 @@ def fill_drive(dof_par, k, mode, dt, h, solver, q, target_position, target_veloc
     rv[RV_C3] = dof_par[k, DP_MAX_FORCE] * (dt if limits_are_forces != 0.0 else 1.0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def envelope_interval(J, r, delta, M, gamma):
     """Feasible [lo, hi] of the total drive impulse J for |v| <= M - gamma |J| (reference §3.5)."""
     eps = 1e-12
@@ -123,7 +123,7 @@ def envelope_interval(J, r, delta, M, gamma):
     return max(b1, b2, J), 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def envelope_clamp(dof_par, k, joint_force, r, dt, lam, lam_unc, qd):
     """Two-stage clamp of the drive impulse by the performance envelope (seed 004)."""
     j_ext = joint_force * dt
@@ -146,7 +146,7 @@ def envelope_clamp(dof_par, k, joint_force, r, dt, lam, lam_unc, qd):
     return J - j_ext
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_drive(dof_par, k, envelope, joint_force, dt, span, elapsed, displacement, rv, gvel, g, v0, nv, resp, off):
     """span > 0 (TGS substeps with external forces in each): the envelope bounds this pass's own impulse
     by what acts over span seconds (reference §3.5), else the step's accumulated impulse over dt."""
@@ -171,7 +171,7 @@ def solve_drive(dof_par, k, envelope, joint_force, dt, span, elapsed, displaceme
 
 
 # ---- joint friction -------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_friction(dof_par, k, dt, substep, rv, gvel, g, v0, nv, resp, off):
     """Stick within the static impulse, else Coulomb + viscous (seed 003), on the impulse accumulated over
     the step's iterations with bounds for dt; `substep` > 0 (a TGS position iteration): on that substep's
@@ -197,7 +197,7 @@ def solve_friction(dof_par, k, dt, substep, rv, gvel, g, v0, nv, resp, off):
 
 
 # ---- limits ---------------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_limit(dof_par, k, q, rv):
     """Distances to the lower and upper limit at the step start."""
     rv[RV_LAMBDA], rv[RV_LAMBDA2] = 0.0, 0.0
@@ -205,7 +205,7 @@ def fill_limit(dof_par, k, q, rv):
     rv[RV_C1] = dof_par[k, DP_UPPER] - q
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, resp, off):
     """Hard limit with a Baumgarte bias (position iterations) and a speculative term (reference §4): h the
     row's time step (PGS: dt; TGS: the substep), erp the bias coefficient (PGS: LIMIT_ERP; TGS: 2 / sqrt N),
@@ -245,7 +245,7 @@ def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, r
 
 
 # ---- joint velocity limit -------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_velocity_limit(dof_par, k, rv, gvel, g, v0, nv, resp, off):
     vmax = dof_par[k, DP_MAX_VELOCITY]
     v = gvel[g]

@@ -19,7 +19,7 @@ from ..layout import INERTIA_COM, LP_MASS, WAKE_TIME
 from .kinematics import com_velocities, link_velocities
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def pushed(l0, l1, link_wrench):
     """An applied link force or torque wakes a sleeping tree."""
     for i in range(l0, l1):
@@ -29,7 +29,7 @@ def pushed(l0, l1, link_wrench):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def motion_velocities(link, link_vec, l0, l1, floating, c, root_vel, qd, rot, pos, motion, vel, out):
     """out[i] = [v_com; omega] (world) of links l0..l1-1 from a generalized velocity (root_vel, qd), with the
     motion columns and poses of the step start; vel: scratch."""
@@ -37,7 +37,7 @@ def motion_velocities(link, link_vec, l0, l1, floating, c, root_vel, qd, rot, po
     com_velocities(link_vec, l0, l1, rot, pos, vel, out)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def falls_asleep(link_rot, link_par, l0, l1, dt, threshold, rot, moving, link_wake, sleep_filter):
     """Update the wake counters of links l0..l1-1 (see the module) from their motion velocities `moving`
     ([v_com; omega], world) and their rotations `rot` at the step end; True when the tree falls asleep: then
@@ -79,7 +79,7 @@ def falls_asleep(link_rot, link_par, l0, l1, dt, threshold, rot, moving, link_wa
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wake_links(l0, l1, link_wake):
     for i in range(l0, l1):
         link_wake[i] = WAKE_TIME

@@ -18,7 +18,7 @@ from .rnea import rnea
 from .tree_factor import factor, solve
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def scale_joint_velocities(dof_par, d0, d1, qd):
     """PhysX's step-start clamp: when a DOF moves faster than its scaling cap (DP_SCALING_CAP), every joint
     velocity of the tree is scaled by the same factor, the smallest cap / |qd| (reference §2.2)."""
@@ -32,7 +32,7 @@ def scale_joint_velocities(dof_par, d0, d1, qd):
             qd[k] *= ratio
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def smooth_acceleration(
     link,
     dof,
@@ -108,7 +108,7 @@ def smooth_acceleration(
     solve(v_parent, v_h, v0, v1, H, gen, v0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def unconstrained_velocity(
     link,
     dof,
@@ -226,7 +226,7 @@ def unconstrained_velocity(
         gvel[a] = gvel_start[a] + dt * gen[a]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def external_velocity_change(
     link,
     dof,

@@ -87,7 +87,7 @@ CONVERGED = 1e-13  # a sweep that changes no velocity by more than this leaves t
 PGS_JOINT_ERP = 1.0  # PhysX's PGS corrects a joint row's whole position error in one step
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, frames, rel, pj, c):
     """World frames of joint j's two sides, their relative rotation vector, and each moving side's point
     Jacobian at its frame origin (pj rows 0-5: body0 side, 6-11: body1 side, columns of that side's tree)."""
@@ -123,7 +123,7 @@ def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, fra
     relative_rotation_vector(frames[0], frames[1], rel)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, out, cfm_step, step):
     """out[i] = PhysX's constraint-force mixing of each link i of tree t at the step start (reference §2.4):
     its cfm scale times the largest diagonal entry of its linear response, J M'^-1 J^T for the link COM's
@@ -151,7 +151,7 @@ def link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, out, cfm_step, step):
             out[i] = max(out[i], scale * response)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_rows(
     trees,
     links,
@@ -291,7 +291,7 @@ def fill_rows(
                 orthogonalize_joint(row, row_value, first_axis, r, nv, nvb, jac, resp)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sweep(
     trees,
     dofs,
@@ -400,13 +400,13 @@ def sweep(
     return largest
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def tgs_bias(position_iterations):
     """PhysX's TGS bias coefficient of an island: 2 / sqrt N, not capped at 1 (reference §4, §11)."""
     return 2.0 / math.sqrt(position_iterations)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def tgs_sweep(trees, dofs, couplings, isl, n, dt, span, it, joint_force, row_value, resp, jac, gvel, moved):
     """One TGS pass over island isl's rows in a solver group of n position iterations: iteration `it` of the
     step (a substep while it is below n, at it dt / n seconds; else a velocity iteration), h = dt / n, bias

@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def quat_to_rot(qw, qx, qy, qz, out):
     """Unit quaternion (normalised here) -> rotation matrix written into out (3x3)."""
     s = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz)
@@ -26,7 +26,7 @@ def quat_to_rot(qw, qx, qy, qz, out):
     out[2, 2] = 1.0 - s * (qx * qx + qy * qy)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def motion_cross_add(v, m, dst):
     """dst += v x m (spatial motion cross product)."""
     dst[0] += v[1] * m[2] - v[2] * m[1]
@@ -37,7 +37,7 @@ def motion_cross_add(v, m, dst):
     dst[5] += v[0] * m[4] - v[1] * m[3] + v[3] * m[1] - v[4] * m[0]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def force_cross_add(v, f, dst):
     """dst += v x* f (spatial force cross product)."""
     dst[0] += v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4]
@@ -48,7 +48,7 @@ def force_cross_add(v, f, dst):
     dst[5] += v[0] * f[4] - v[1] * f[3]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def inertia_times_motion(m, h, inertia, v, dst):
     """dst = I v for a rigid inertia (mass m, first moment h, rotational inertia about the origin)."""
     wx, wy, wz, vx, vy, vz = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -60,7 +60,7 @@ def inertia_times_motion(m, h, inertia, v, dst):
     dst[5] = m * vz - (h[0] * wy - h[1] * wx)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def rigid_inertia_to_parent_add(E, r, m, h, inertia, m_out, h_out, inertia_out, index):
     """Add a rigid inertia given in a frame (E, r) of the parent (rotation, origin) to entry `index` of the outputs."""
     hx = E[0, 0] * h[0] + E[0, 1] * h[1] + E[0, 2] * h[2]
@@ -86,7 +86,7 @@ def rigid_inertia_to_parent_add(E, r, m, h, inertia, m_out, h_out, inertia_out, 
     m_out[index] += m
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def rigid_to_matrix(m, h, inertia, out):
     """6x6 spatial inertia [[I, [h]x], [[h]x^T, m 1]] of a rigid inertia, written into out."""
     for a in range(3):

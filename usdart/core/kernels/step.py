@@ -72,7 +72,7 @@ CONTACT_SOFTNESS = 0.8  # PhysX's contact softness: PGS's, and TGS's cap (min(0.
 _FLOAT_MAX = 1.7976931348623157e308  # finite: |x| <= the largest double (inf and NaN fail)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos):
     """Link poses of every tree of one world from its state (after the state was written from outside)."""
     for t in range(tree.shape[0]):
@@ -91,7 +91,7 @@ def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_qu
         )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def posed_state(q, joint_quat, root_pos, root_quat, posed):
     """True when the state's positions (q, joint quaternions, root poses) are those the link poses were
     computed from (`remember_posed`), so a Python call that did not write the state skips the pose pass."""
@@ -114,7 +114,7 @@ def posed_state(q, joint_quat, root_pos, root_quat, posed):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def remember_posed(q, joint_quat, root_pos, root_quat, posed):
     n = q.shape[0]
     for k in range(n):
@@ -130,7 +130,7 @@ def remember_posed(q, joint_quat, root_pos, root_quat, posed):
             posed[n + 7 * t + 3 + a] = root_quat[t, a]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wakes(tree, t, link_wrench, asleep, link_wake):
     """False when tree t sleeps and nothing wakes it. An applied link force wakes it, and keeps a tree
     that is about to sleep (every wake counter at 0, usdart.core.kernels.sleep) awake."""
@@ -146,7 +146,7 @@ def wakes(tree, t, link_wrench, asleep, link_wake):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def end_velocities(dof, tree, t, dt, gvel, gvel_start, qd, qdd, root_vel, root_acc):
     """Final velocities and accelerations of tree t."""
     d0, d1, v0 = tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
@@ -159,7 +159,7 @@ def end_velocities(dof, tree, t, dt, gvel, gvel_start, qd, qdd, root_vel, root_a
         qd[k] = gvel[g]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def end_poses(
     link,
     link_rot,
@@ -209,7 +209,7 @@ def end_poses(
         root_acc[t, a] = 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def tree_in_bounds(tree, t, bound, q, qd, root_pos, root_quat, root_vel, pos):
     """The divergence guard on tree t's new state: every joint and root velocity finite and at most
     `bound` in magnitude (layout.DIVERGENCE_SPEED), joint positions, root pose and link positions finite.
@@ -231,7 +231,7 @@ def tree_in_bounds(tree, t, bound, q, qd, root_pos, root_quat, root_vel, pos):
     return ok
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def in_bounds(m, st, ctl, w, t):
     """tree_in_bounds on tree t of world w with its bound."""
     return tree_in_bounds(
@@ -247,7 +247,7 @@ def in_bounds(m, st, ctl, w, t):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def aim(m, ctl, st, ws, w, t, dt, share):
     """For a tree that keeps its momentum: the momentum it must end the step with (after begin_tree); share:
     the part of the step's momentum change the positions move with (momentum.aim_momentum)."""
@@ -274,7 +274,7 @@ def aim(m, ctl, st, ws, w, t, dt, share):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def keep(m, ctl, st, ws, w, t, dt):
     """For a tree that keeps its momentum: its root velocity moved to that momentum (after finish_poses). Not
     for a tree that touched another body or a static shape this step: those contacts changed its momentum
@@ -312,7 +312,7 @@ def keep(m, ctl, st, ws, w, t, dt):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def begin_tree(m, st, ctl, ws, w, t, dt):
     """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H). The helpers that take
     the whole records are inlined into the two world steps: written once, compiled in place."""
@@ -362,7 +362,7 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def fill_island(m, st, ctl, ws, w, isl, dt, h, solver):
     """Fill island isl's rows at the step start (h: their time step, dt or the TGS substep; solver:
     SOLVER_PGS or SOLVER_TGS as a float)."""
@@ -396,7 +396,7 @@ def fill_island(m, st, ctl, ws, w, isl, dt, h, solver):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def save_group_velocity(m, ws, w, root):
     """ws.gvel_pos = ws.gvel on every tree of the group (PGS: the velocity the positions move with)."""
     tr, island, members, nxt = m.trees.tree, m.trees.island, m.trees.island_trees, ws.group_next[w]
@@ -408,7 +408,7 @@ def save_group_velocity(m, ws, w, root):
         k = nxt[k]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def group_sweep(m, ctl, ws, w, root, n, dt, it, tgs_pass, span, friction):
     """One pass over world w's solver group `root`: groups.group_pass (compiled once; booleans as np.bool_,
     no literal types), or, for a lone island without contacts (most steps of most scenes), its own rows'
@@ -433,7 +433,7 @@ def group_sweep(m, ctl, ws, w, root, n, dt, it, tgs_pass, span, friction):
     )  # fmt: skip
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def pgs(m, ctl, ws, w, root, n, n_velocity, dt):
     """PhysX's PGS over a solver group's filled rows: n position iterations, then the velocity iterations
     (ws.gvel: final velocity, ws.gvel_pos: the position iterations'). Each stage stops once a sweep
@@ -454,7 +454,7 @@ def pgs(m, ctl, ws, w, root, n, n_velocity, dt):
     mark_broken(ws.contact_row[w], ws.contact_value[w], ws.patch[w], ws.group_rows[w, 0], ws.group_rows[w, 1])
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def fill_group_contacts(m, st, ws, w, root, dt, h, softness, tgs_pass):
     """Contact rows of the group's points (ws.group_rows[w] = their range), prepared with ws.gvel."""
     sh = m.shapes
@@ -472,7 +472,7 @@ def fill_group_contacts(m, st, ws, w, root, dt, h, softness, tgs_pass):
     ws.group_rows[w, 0], ws.group_rows[w, 1] = first, count[CC_ROWS]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def external_change(m, st, ctl, ws, w, t, dt):
     """ws.substep_change of tree t = the velocity change of its external forces over the step (after
     begin_tree and aim: it reuses their scratch)."""
@@ -516,7 +516,7 @@ def external_change(m, st, ctl, ws, w, t, dt):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def tgs_prepare(m, st, ctl, ws, w, root, n, dt):
     """Before a solver group's TGS substeps: take the velocity change of the step's external forces out of
     ws.gvel when they act in every substep (TS_SUBSTEP_FORCES), 1/n of it into ws.substep_change for each
@@ -541,7 +541,7 @@ def tgs_prepare(m, st, ctl, ws, w, root, n, dt):
         k = nxt[k]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
     """PhysX's TGS over a solver group (its rows filled, tgs_prepare done): n substeps of h = dt / n, each
     adding its share of the velocity change of the step's external forces (PhysX's free fall is then q + v
@@ -581,7 +581,7 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
     mark_broken(ws.contact_row[w], ws.contact_value[w], ws.patch[w], ws.group_rows[w, 0], ws.group_rows[w, 1])
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def finish_velocities(m, st, ctl, ws, w, t, dt, may_sleep):
     """Final velocities and accelerations of tree t; when its sleep check will run (end_poses: it may
     sleep, has a threshold, and is not about to sleep already), its links' motion velocities of the step
@@ -615,7 +615,7 @@ def finish_velocities(m, st, ctl, ws, w, t, dt, may_sleep):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def move_positions(m, st, w, t, dt, vel):
     """Positions of tree t moved by dt with the generalized velocity vel (PGS: the position-iteration
     velocity over the step; TGS: the substep's velocity over the substep)."""
@@ -638,7 +638,7 @@ def move_positions(m, st, w, t, dt, vel):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
     """Clear tree t's link forces, update its link poses, run its sleep check (after finish_velocities)."""
     lk, tr = m.links, m.trees.tree
@@ -670,7 +670,7 @@ def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
     )
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def contacts_and_groups(m, st, ctl, ws, w, only_island):
     """This step's contact points (at the step-start poses) and the solver groups they make (a scene without
     shapes keeps the workspace's groups: every island alone)."""
@@ -693,7 +693,7 @@ def contacts_and_groups(m, st, ctl, ws, w, only_island):
     )  # fmt: skip
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def group_wakes(m, st, ctl, ws, w, root):
     """False when every tree of the group sleeps and nothing wakes it (`wakes`); else True, with every
     sleeping tree of the group woken (a body touched by a moving one wakes). Trees joined to others by
@@ -718,7 +718,7 @@ def group_wakes(m, st, ctl, ws, w, root):
     return True
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def group_iterations(m, ws, w, root):
     """(position, velocity) iterations of a solver group: the largest of its islands' (PhysX: of its bodies')."""
     island, nxt = m.trees.island, ws.group_next[w]
@@ -731,7 +731,7 @@ def group_iterations(m, ws, w, root):
     return n, n_velocity
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def step_world(m, st, ctl, ws, w, dt, only_island):
     """Advance world w by dt, semi-implicit Euler with PhysX's PGS or TGS rows (the group's first tree's
     TS_SOLVER), every island or only `only_island` when >= 0, solver group by solver group (islands joined by
@@ -785,7 +785,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
 
 
 # ---- RK4 ------------------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def copy_tree_state(
     tr, t, q, qd, joint_quat, root_pos, root_quat, root_vel, q2, qd2, joint_quat2, root_pos2, root_quat2, root_vel2
 ):
@@ -804,7 +804,7 @@ def copy_tree_state(
         root_vel2[t, a] = root_vel[t, a]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def rk4_derivative(m, ctl, ws, w, t, i):
     """ws.rk[w, i] = stage velocity, ws.rk[w, 4 + i] = its acceleration (ABA at the stage state, damping
     explicit, the step's link forces)."""
@@ -876,7 +876,7 @@ def rk4_derivative(m, ctl, ws, w, t, i):
         ws.rk[w, 4 + i, a] = ws.gen[w, a]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def rk4_smooth(m, st, ctl, ws, w, t, dt):
     """Classical RK4 of tree t's smooth dynamics (as MuJoCo's RK4: positions advanced on the manifold with
     the stage velocities). Leaves the new velocity in ws.gvel and ws.rk[w, 9], the mean velocity in
@@ -948,7 +948,7 @@ def rk4_smooth(m, st, ctl, ws, w, t, dt):
     )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def rk4_positions(m, st, ws, w, t, dt):
     """Positions by the RK4 mean velocity, then by the rows' velocity change from the moved pose."""
     tr, lk, dofs = m.trees.tree, m.links, m.dofs
@@ -1006,7 +1006,7 @@ def rk4_positions(m, st, ws, w, t, dt):
         )
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
     """As step_world, with the smooth dynamics integrated by classical RK4 and the constraint rows'
     velocity changes (PGS, whatever TS_SOLVER says) added on top (pure RK4 while no row acts); True when

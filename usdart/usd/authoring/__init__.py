@@ -12,7 +12,7 @@ the prim. usd-core alone is enough: the PhysX schema plugin is not needed to wri
     authoring.set_joint_state(joint, position=0.5)
 """
 
-from ..schema_plugin import register as _register_schema_plugin
+from ..schemas import register as _register_schemas
 from .articulation import exclude_from_articulation, set_articulation_root, set_articulation_settings
 from .contacts import add_physics_material, bind_physics_material, set_collision_offsets
 from .coupling import (
@@ -37,7 +37,7 @@ from .joints import (
 from .scene import set_rigid_body_settings, set_rigid_body_velocity, set_scene_settings
 from .units import DofUnits, StageUnits
 
-_register_schema_plugin()  # before this package edits any stage
+_register_schemas()  # before this package edits any stage
 
 __all__ = [
     "add_physics_material",

@@ -1,40 +1,23 @@
 """Writing PhysX API schemas by name, with the types the schema declares.
 
-PhysxSchema may or may not be registered (usdart's plugin, Isaac Sim's, or none), so schemas are applied
-by token (`prim.AddAppliedSchema`, which writes `prepend apiSchemas`) and attributes are created by name
-with the schema's value type and variability from the packaged PhysX schema table: the file text is the
-same whichever plugin is loaded, and the same as Isaac Sim writes.
+usd-core's registry may or may not know PhysxSchema (it does not when a stage was opened before
+`import usdart`), so schemas are applied by token (`prim.AddAppliedSchema`, which writes `prepend
+apiSchemas`) and attributes are created by name with the value type and variability the official schema
+package declares (`usdart.usd.schemas`): the file text is the same either way, and the same as Isaac Sim
+writes.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
-from functools import cache
-from importlib import resources
 
 from pxr import Gf, Sdf, Usd, UsdPhysics, Vt
 
 from ...core.description import ANGULAR_AXES, AXIS_ORDER
 from ...errors import AuthoringError
 from ..importer.joints import joint_kind
-
-
-@cache
-def _property_types() -> dict[tuple[str, str], tuple[str, bool]]:
-    """(schema, '{instance}' property name) -> (USD value type, uniform), built-in schemas included.
-
-    Keyed by schema too: tendon APIs share names with different types (physxTendon:<i>:gearing is
-    float[] on joint axes, float on spatial attachments)."""
-    schemas = json.loads(resources.files("usdart").joinpath("data/physx_usd_schema_props.json").read_text())
-    types = {}
-    for name, spec in schemas.items():
-        props = list(spec["properties"])
-        for builtin in spec["builtinApiSchemas"]:
-            props += schemas[builtin.split(":")[0]]["properties"]
-        types.update({(name, p["name"]): (p["type"], bool(p.get("uniform"))) for p in props if p["type"] != "rel"})
-    return types
+from ..schemas import attribute_specs
 
 
 def apply_schema(prim: Usd.Prim, schema: str, instance: str | None = None) -> None:
@@ -76,7 +59,8 @@ def _usd_value(prim: Usd.Prim, name: str, type_name: str, value):
 
 def set_attr(prim: Usd.Prim, schema: str, template: str, value, instance: str | None = None) -> Usd.Attribute:
     """Author an attribute of a PhysX API schema ('{instance}' in `template` is replaced) with its type."""
-    type_name, uniform = _property_types()[(schema, template)]
+    spec = attribute_specs()[(schema, template)]
+    type_name, uniform = spec.type_name, spec.uniform
     name = template.format(instance=instance) if instance else template
     attr = prim.CreateAttribute(
         name,

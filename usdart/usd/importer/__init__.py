@@ -16,7 +16,7 @@ from pxr import Sdf, Tf, Usd, UsdPhysics
 from ...core.description import SceneDescription
 from ...core.frames import decompose
 from ...errors import StageError
-from ..schema_plugin import register as _register_schema_plugin
+from ..schemas import register as _register_schemas
 from .bodies import read_body
 from .colliders import Colliders, jointed_pairs
 from .coupling import ArticulationCouplings, articulation_settings
@@ -34,7 +34,7 @@ from .topology import Topology, check_free_body
 from .transforms import WorldTransforms, check_ops
 from .usd_values import read
 
-_register_schema_plugin()  # before this package opens any stage
+_register_schemas()  # before this package opens any stage
 
 __all__ = ["read_stage", "open_stage"]
 

@@ -1,9 +1,8 @@
 """Reading authored values from prims: applied API schemas, attributes with schema defaults, NaN checks.
 
-usd-core does not ship PhysxSchema, so PhysX API schemas are found in the composed `apiSchemas` list-op
-metadata and their attributes are read by name; defaults for unauthored attributes come from the
-PhysX schema tables packaged in `usdart/data/physx_usd_schema_props.json` (the same values the schema
-plugin declares as fallbacks), so the importer behaves the same with or without the plugin.
+PhysX API schemas are found in the composed `apiSchemas` list-op metadata and their attributes are read by
+name; defaults for unauthored attributes come from the official schema packages' files (`usdart.usd.schemas`),
+so the importer behaves the same whether or not usd-core's registry saw those schemas.
 
 Values authored as 32-bit floats are widened to the shortest decimal that round-trips in float32
 (0.316f -> 0.316, not 0.31600001454...): the author wrote a decimal, and this recovers it.
@@ -18,15 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 import math
 from functools import cache
-from importlib import resources
 
 import numpy as np
 from pxr import Sdf, Tf, Usd
 
 from ...errors import PhysicsImportError
+from ..schemas import schema_defaults
 
 # the (prim path, attribute name) of every authored value the importer reads, while `recording_reads` runs
 _READS: contextvars.ContextVar[set | None] = contextvars.ContextVar("usdart_attribute_reads", default=None)
@@ -44,18 +42,6 @@ def recording_reads():
         _READS.reset(token)
 
 
-@cache
-def physx_schema_defaults() -> dict[str, object]:
-    """Fallback value of every PhysX schema attribute, keyed by name with '{instance}' placeholders."""
-    text = resources.files("usdart").joinpath("data/physx_usd_schema_props.json").read_text()
-    defaults = {}
-    for schema in json.loads(text).values():
-        for prop in schema["properties"]:
-            if prop.get("type") != "rel" and "default" in prop:
-                defaults[prop["name"]] = prop["default"]
-    return defaults
-
-
 # PhysX SDK default sleep threshold, 5e-5 (PxTolerancesScale speed)^2 with the speed scale 10 m/s: what ovphysx
 # uses for an articulation or rigid body without PhysxArticulationAPI / PhysxRigidBodyAPI (measured: an
 # articulation without the API sleeps as with physxArticulation:sleepThreshold = 0.005 m^2/s^2 authored,
@@ -64,11 +50,8 @@ SDK_SLEEP_THRESHOLD = 5e-3  # m^2/s^2
 
 
 def schema_default(name: str):
-    """Schema fallback of a PhysX attribute; multiple-apply names keep their '{instance}' placeholder."""
-    value = physx_schema_defaults().get(name)
-    if isinstance(value, str):
-        return {"inf": math.inf, "-inf": -math.inf}.get(value, value)
-    return value
+    """Schema fallback of a PhysX or Newton attribute; multiple-apply names keep their '{instance}'."""
+    return schema_defaults().get(name)
 
 
 def applied_schemas(prim: Usd.Prim) -> list[str]:
