@@ -76,14 +76,17 @@ def force_solver(stage_path, solver: str, out_path) -> Path:
 def _setup():
     """Process-global ovphysx setup: CPU only, PhysX schemas registered before the first population."""
     global _ready
-    import ovphysx  # noqa: F401  (ImportError here is the caller's cue to skip)
+    import ovphysx  # (ImportError here is the caller's cue to skip)
     import ovstage
     from ovphysx import PhysX
     from ovphysx.samples.python_samples.schema_support import physx_schema_paths
 
     if not _ready:
         PhysX.set_cpu_mode(True)
-        ovstage.population.register_usd_schemas([str(p) for p in physx_schema_paths()])
+        # the Newton schema too (ovphysx reads NewtonJointAPI & co.; usdart imports newton_usd_schemas)
+        ovstage.population.register_usd_schemas(
+            [*(str(p) for p in physx_schema_paths()), str(ovphysx.newton_schema_root())]
+        )
         _ready = True
 
 
@@ -204,7 +207,9 @@ def run_physx_bodies(stage_path, dt: float, steps: int, bodies: list[str], solve
     return {"time": dt * np.arange(1, steps + 1), "pose": P}
 
 
-def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", articulation: str | None = None) -> dict:
+def run_physx(
+    stage_path, dt: float, steps: int, solver: str | None = "PGS", articulation: str | None = None, forces=False
+) -> dict:
     """Step `stage_path` in ovphysx (CPU) `steps` times by `dt`; one articulation's state after every step.
 
     solver: "PGS" or "TGS" authors `physxScene:solverType` on a flattened temporary copy; None keeps the
@@ -215,23 +220,27 @@ def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", art
     names, in usdart's conventions (see the module docstring):
       time (S,), joint_position (S, D), joint_velocity (S, D), link_pose (S, L, 7) as [x, y, z, qw, qx, qy, qz],
       dof_names (joint prim path per DOF), links (link prim paths),
-      dof_signs (D,) (the factor applied to PhysX's values), solver (as run).
+      dof_signs (D,) (the factor applied to PhysX's values), solver (as run);
+      forces=True adds joint_projected_force (S, D): PhysX's projected joint force per DOF, N m or N, in the
+      DOF's sense (ovphysx recomputes it at each read as inverse dynamics of the step just taken).
     """
     if steps < 1:
         raise ValueError(f"steps must be at least 1, not {steps}")
     with _attached(stage_path, dt, solver) as (physx, path):
         usd, root, by_name = _prims(path, articulation)  # `usd` keeps the prims in by_name alive
         kinds = ("ARTICULATION_DOF_POSITION", "ARTICULATION_DOF_VELOCITY", "ARTICULATION_LINK_POSE")
+        kinds += ("ARTICULATION_DOF_PROJECTED_JOINT_FORCE",) if forces else ()
         bindings = _bindings(physx, root, kinds)
         try:
-            q_b, qd_b, pose_b = bindings
+            q_b, qd_b, pose_b = bindings[:3]
             if q_b.count != 1:
                 raise ValueError(f"{root}: matches {q_b.count} articulations in PhysX, expected 1")
             links = [str(_unique(by_name, n).GetPath()) for n in q_b.body_names]
             joints = [_unique(by_name, n) for n in q_b.dof_names]
             signs = _dof_signs(joints, links)
-            q, qd, pose = (np.zeros(b.shape, np.float32) for b in bindings)
+            q, qd, pose, *force = (np.zeros(b.shape, np.float32) for b in bindings)
             Q, QD, P = np.zeros((steps, len(signs))), np.zeros((steps, len(signs))), np.zeros((steps, len(links), 7))
+            F = np.zeros((steps, len(signs)))
             for k in range(steps):
                 if k:
                     physx.step_sync(dt)
@@ -239,6 +248,9 @@ def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", art
                 qd_b.read(qd)
                 pose_b.read(pose)
                 Q[k], QD[k] = signs * q[0], signs * qd[0]
+                if forces:
+                    bindings[3].read(force[0])
+                    F[k] = signs * force[0][0]
                 P[k, :, :3], P[k, :, 3], P[k, :, 4:] = pose[0, :, :3], pose[0, :, 6], pose[0, :, 3:6]
         finally:
             for b in bindings:
@@ -252,4 +264,5 @@ def run_physx(stage_path, dt: float, steps: int, solver: str | None = "PGS", art
         "links": links,
         "dof_signs": signs,
         "solver": solver,
+        **({"joint_projected_force": F} if forces else {}),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,7 @@ def test_incoming_joint_force_of_a_resting_pendulum():
     np.testing.assert_array_equal(cache.link_incoming_joint_force[0], 0.0)
 
 
+@pytest.mark.filterwarnings("ignore:compute_mass_matrix now follows PhysX 5:FutureWarning")
 def test_floating_base_joint_space_forms(ant_free):
     rng = np.random.default_rng(5)
     cache = ant_free.create_cache()
@@ -131,16 +133,16 @@ def test_floating_base_joint_space_forms(ant_free):
     cache.joint_force[:] = tau + ant_free.model.armature * target
     np.testing.assert_allclose(ant_free.compute_joint_acceleration(cache), target, atol=1e-9)
     # the joint-space mass matrix is the Schur complement of the generalized one: same map qdd -> tau
-    M = ant_free.compute_mass_matrix(cache)
+    M = ant_free.compute_generalized_mass_matrix(cache)
     np.testing.assert_allclose(M @ target, tau, atol=1e-9)
-    assert ant_free.compute_generalized_mass_matrix(cache).shape == (6 + ant_free.dof_count,) * 2
+    assert ant_free.compute_mass_matrix(cache).shape == (6 + ant_free.dof_count,) * 2
 
 
 def test_caches_of_other_structures_are_refused(panda, ant_free):
     with pytest.raises(UsdartError, match="cache was created for"):
         panda.apply_cache(ant_free.create_cache(), CacheFlag.POSITION)
     with pytest.raises(UsdartError, match="cache was created for"):
-        panda.compute_mass_matrix(ant_free.create_cache())
+        panda.compute_generalized_mass_matrix(ant_free.create_cache())
 
 
 def test_same_structure_caches_are_shared():
@@ -161,7 +163,7 @@ def test_bad_values_are_refused(panda):
     cache = panda.create_cache()
     cache.joint_velocity[2] = np.inf
     with pytest.raises(UsdartError, match="joint_velocity contains NaN"):
-        panda.compute_coriolis_compensation(cache)
+        panda.compute_coriolis_and_centrifugal_force(cache)
     cache = panda.create_cache()
     cache.root_transform[3:] = 0.0
     with pytest.raises(UsdartError, match="not a rotation"):
@@ -188,3 +190,57 @@ def test_spherical_positions_round_trip_through_the_quaternion():
 def test_centroidal_matrix_needs_a_floating_base(panda):
     with pytest.raises(UsdartError, match="floating base"):
         panda.compute_centroidal_momentum_matrix(panda.create_cache())
+
+
+def test_physx5_names_and_shapes_of_the_mass_matrix_and_coriolis_forces(ant_free, panda):
+    """PhysX 5: computeMassMatrix and computeCoriolisCompensation give the generalized (6 + n) forms of a floating
+    base, computeGeneralizedMassMatrix and computeCoriolisAndCentrifugalForce the joint-space ones. For one
+    release usdart says so when the changed names meet a floating base, and compute_coriolis_force (the old
+    name of the generalized Coriolis forces) still answers, deprecated."""
+    cache = ant_free.create_cache()
+    cache.joint_velocity[:] = np.linspace(-1.0, 1.0, ant_free.dof_count)
+    cache.root_angular_velocity[:] = [0.3, -0.2, 0.5]
+    n = ant_free.dof_count
+    with pytest.warns(FutureWarning, match="compute_generalized_mass_matrix"):
+        H = ant_free.compute_mass_matrix(cache)
+    with pytest.warns(FutureWarning, match="compute_coriolis_and_centrifugal_force"):
+        c = ant_free.compute_coriolis_compensation(cache)
+    assert H.shape == (6 + n, 6 + n) and c.shape == (6 + n,)
+    assert np.array_equal(cache.mass_matrix, H) and np.array_equal(cache.coriolis_force, c)
+    with pytest.warns(DeprecationWarning, match="compute_coriolis_compensation"):
+        assert np.array_equal(ant_free.compute_coriolis_force(cache), c)
+    # the joint-space forms are the root-free Schur complements of the generalized ones
+    M = ant_free.compute_generalized_mass_matrix(cache)
+    np.testing.assert_allclose(M, H[6:, 6:] - H[6:, :6] @ np.linalg.solve(H[:6, :6], H[:6, 6:]), atol=1e-12)
+    joint = ant_free.compute_coriolis_and_centrifugal_force(cache)
+    np.testing.assert_allclose(joint, c[6:] - H[6:, :6] @ np.linalg.solve(H[:6, :6], c[:6]), atol=1e-12)
+    fixed = panda.create_cache()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fixed base gets the same either way: no warning
+        assert np.array_equal(panda.compute_mass_matrix(fixed), panda.compute_generalized_mass_matrix(fixed))
+
+
+def test_physx5_cache_flags_root_accelerations_and_release(ant_free):
+    """PxArticulationCacheFlag values (eJOINT_SOLVER_FORCES = 1 << 9); reading the root velocities reads its
+    accelerations too (PxArticulationRootLinkData); a released cache is refused."""
+    assert (CacheFlag.JOINT_SOLVER_FORCES, CacheFlag.LINK_INCOMING_JOINT_FORCE) == (1 << 9, 1 << 10)
+    scene = usdart.load(DATA / "ant_free/ant_free.usda")
+    scene.contacts_enabled = False
+    ant = scene.articulations[0]
+    scene.time_step = dt = 1 / 60
+    scene.step()
+    cache = ant.create_cache()
+    ant.copy_internal_state_to_cache(cache, CacheFlag.ROOT_VELOCITIES)
+    before = np.concatenate([cache.root_linear_velocity, cache.root_angular_velocity])
+    scene.step()
+    ant.copy_internal_state_to_cache(cache, CacheFlag.ROOT_VELOCITIES)
+    after = np.concatenate([cache.root_linear_velocity, cache.root_angular_velocity])
+    acceleration = np.concatenate([cache.root_linear_acceleration, cache.root_angular_acceleration])
+    np.testing.assert_allclose(acceleration, (after - before) / dt, rtol=1e-9, atol=1e-9)  # the step's
+    assert np.abs(acceleration).max() > 1.0
+    cache.release()
+    assert cache.released and "released" in repr(cache)
+    with pytest.raises(UsdartError, match="released"):
+        ant.copy_internal_state_to_cache(cache)
+    with pytest.raises(UsdartError, match="released"):
+        ant.compute_generalized_gravity_force(cache)

@@ -311,9 +311,9 @@ def test_dynamics_results_that_overflow_raise_naming_the_articulation():
     cache = art.create_cache()
     cache.joint_velocity[:] = 1e200  # finite in, inf out (velocity products)
     with pytest.raises(UsdartError, match=r"^/World/robot/base: the joint forces came out non-finite"):
-        art.compute_coriolis_force(cache)
+        art.compute_coriolis_compensation(cache)
     cache.joint_velocity[:] = 0.0
-    assert np.all(np.isfinite(art.compute_coriolis_force(cache)))
+    assert np.all(np.isfinite(art.compute_coriolis_compensation(cache)))
 
 
 # ---- usdart simulate -------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """`usdart inspect --report`: every authored physics attribute with what the import made of it.
 
-The statuses are checked against behaviour measured elsewhere: PhysX ignores the Newton schema's joint
-values and PhysxJointAPI (tests/test_physx.py runs ovphysx on both), so the "physx" reading must report
-them ignored and the "newton" reading used; a limit is used by both; a contact offset is used on a sphere
-collider (tests/test_contacts.py measures it) and ignored on a body prim that is no collider."""
+The statuses are checked against behaviour measured elsewhere: PhysX reads newton:damping and ignores
+PhysxJointAPI (tests/test_physx.py runs ovphysx on both) and newton:contactGap (tests/test_physx_contacts.py),
+so the "physx" reading must report those; the "newton" reading uses the joint values; a limit is used by
+both; a contact offset is used on a sphere collider (tests/test_contacts.py measures it) and ignored on a body
+prim that is no collider."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def stage_file(tmp_path):
     ball = UsdGeom.Sphere.Define(st, "/World/arm/link/ball").GetPrim()
     UsdPhysics.CollisionAPI.Apply(ball)
     ball.CreateAttribute("physxCollision:contactOffset", Sdf.ValueTypeNames.Float).Set(0.02)
+    ball.CreateAttribute("newton:contactGap", Sdf.ValueTypeNames.Float).Set(0.01)
     path = tmp_path / "stage.usda"
     st.GetRootLayer().Export(str(path))
     return path
@@ -49,8 +51,9 @@ def test_report_says_which_authored_attributes_the_physx_reading_used_and_why_no
     fate = fates(tmp_path)
     assert fate["/World/arm/hinge", "physics:lowerLimit"] == ("used", "")
     assert fate["/World/arm/hinge", "physics:axis"] == ("used", "")
-    status, reason = fate["/World/arm/hinge", "newton:damping"]
-    assert status == "ignored" and "PhysX ignores the Newton schema" in reason
+    assert fate["/World/arm/hinge", "newton:damping"] == ("used", "")
+    status, reason = fate["/World/arm/link/ball", "newton:contactGap"]
+    assert status == "ignored" and "PhysX does not read this Newton attribute" in reason
     status, reason = fate["/World/arm/hinge", "physxJoint:armature"]
     assert status == "ignored" and "PhysxJointAxisAPI" in reason
     assert fate["/World/arm/link", "physxCollision:contactOffset"] == ("ignored", CONTACT_REASON)
@@ -68,4 +71,4 @@ def test_report_table_counts_and_lists_them(tmp_path):
     result = CliRunner().invoke(main, ["inspect", str(stage_file(tmp_path)), "--report"])
     assert result.exit_code == 0, result.output
     assert "import report:" in result.output and " ignored (values in stage units" in result.output
-    assert "  ignored  newton:damping = 2.0  (PhysX ignores the Newton schema's values" in result.output
+    assert "  ignored  newton:contactGap = 0.01  (PhysX does not read this Newton attribute" in result.output

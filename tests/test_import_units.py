@@ -140,8 +140,9 @@ def test_physx_joint_axis_friction_armature_and_envelope():
 
 
 def test_newton_joint_attributes_and_physx_precedence():
-    """Read with the "newton" semantics; the default "physx" semantics ignores them as PhysX does
-    (tests/test_physx.py measures that on ovphysx)."""
+    """Read with the "newton" semantics (newton:damping as passive damping); the default "physx" semantics reads
+    them as ovphysx does (tests/test_physx.py measures it): seeds of the axis, newton:damping as viscous
+    friction, a PhysxJointAxisAPI value replacing a seed only where it is positive."""
     st, j = hinge_stage()
     apply(j, "NewtonJointAPI")
     set_attr(j, "newton:armature", 0.3)
@@ -153,7 +154,19 @@ def test_newton_joint_attributes_and_physx_precedence():
         (0.3, 0.1 / DEG, 0.7, math.pi)
     )
     d = dof_of(st)
-    assert (d.armature, d.passive_damping, d.static_friction, d.max_velocity) == (0.0, 0.0, 0.0, math.inf)
+    assert (d.armature, d.passive_damping, d.static_friction, d.max_velocity) == pytest.approx((0.3, 0, 0.7, math.pi))
+    assert (d.dynamic_friction, d.viscous_friction) == pytest.approx((0.7, 0.1 / DEG))
+    apply(j, "PhysxJointAxisAPI:angular")
+    set_attr(j, "physxJointAxis:angular:armature", 0.0)  # an explicit zero keeps the seed, as in ovphysx
+    set_attr(j, "physxJointAxis:angular:dynamicFrictionEffort", 0.2)  # either effort positive: both PhysX's
+    set_attr(j, "physxJointAxis:angular:maxJointVelocity", 90.0)
+    d = dof_of(st)
+    assert (d.armature, d.static_friction, d.dynamic_friction, d.max_velocity) == pytest.approx(
+        (0.3, 0.0, 0.2, math.pi / 2)
+    )
+    j.RemoveAppliedSchema("PhysxJointAxisAPI:angular")
+    for name in ("armature", "dynamicFrictionEffort", "maxJointVelocity"):
+        j.RemoveProperty(f"physxJointAxis:angular:{name}")
     apply(j, "PhysxJointAPI")
     set_attr(j, "physxJoint:armature", 0.9)
     d = dof_of(st, semantics="newton")

@@ -99,7 +99,7 @@ def test_joint_force_for_target_acceleration(pend):
 
 def test_mass_matrix_of_the_pendulum_is_the_pivot_inertia(pend):
     cache = pend.create_cache()
-    assert pend.compute_mass_matrix(cache) == pytest.approx(np.array([[I_PIVOT]]), rel=F32)
+    assert pend.compute_generalized_mass_matrix(cache) == pytest.approx(np.array([[I_PIVOT]]), rel=F32)
 
 
 def test_double_pendulum_centrifugal_torque():
@@ -109,7 +109,7 @@ def test_double_pendulum_centrifugal_torque():
     cache.joint_position[:] = [0.0, np.pi / 2]  # second link perpendicular to the first
     cache.joint_velocity[:] = [1.0, 0.0]
     art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
-    torque = art.compute_coriolis_compensation(cache)
+    torque = art.compute_coriolis_and_centrifugal_force(cache)
     # link 2's COM (point mass at distance l from joint 1, perpendicular to link 1) circles the pivot:
     # holding it needs m w^2 * l * l about joint 1, and no torque at joint 0 (force through the pivot)
     assert torque[1] == pytest.approx(1.0 * 1.0**2 * length * length, rel=1e-12)

@@ -21,6 +21,7 @@ import os
 import pkgutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -106,10 +107,12 @@ def _every_dynamics_function(art: Articulation) -> None:
     cache.joint_acceleration[:] = 0.25
     cache.joint_force[:] = 1.0
     cache.external_forces[:] = 0.1
-    for name in sorted(n for n in dir(art) if n.startswith("compute_")):
+    for name in sorted(n for n in dir(art) if n.startswith("compute_") and n != "compute_coriolis_force"):
         if name == "compute_centroidal_momentum_matrix" and art.fixed_base:
             continue  # floating bases only (refused otherwise, as PhysX)
-        getattr(art, name)(cache)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # the PhysX 5 renames (test_articulation_cache)
+            getattr(art, name)(cache)
     art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
     art.copy_internal_state_to_cache(cache, CacheFlag.ALL)
 

@@ -81,8 +81,8 @@ def test_equations_of_motion_agree(free):
     cache.joint_velocity[:] = rng.normal(size=art.dof_count)
     cache.joint_force[:] = rng.normal(size=art.dof_count)
     qdd = art.compute_joint_acceleration(cache)
-    M = art.compute_generalized_mass_matrix(cache) + np.diag(art.model.armature)
-    h = art.compute_gravity_compensation(cache) + art.compute_coriolis_force(cache)
+    M = art.compute_mass_matrix(cache) + np.diag(art.model.armature)
+    h = art.compute_gravity_compensation(cache) + art.compute_coriolis_compensation(cache)
     np.testing.assert_allclose(M @ qdd + h, cache.joint_force, atol=1e-10)
     assert np.all(np.linalg.eigvalsh(M) > 0)
 

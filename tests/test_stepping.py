@@ -84,7 +84,7 @@ def test_double_pendulum_with_centrifugal_torque_keeps_joint_zero_speed():
     cache.joint_position[:] = [0.0, math.pi / 2]
     cache.joint_velocity[:] = [1.0, 0.0]
     art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
-    centrifugal = art.compute_coriolis_compensation(cache)
+    centrifugal = art.compute_coriolis_and_centrifugal_force(cache)
     cache.joint_force[:] = art.compute_generalized_gravity_force(cache) + centrifugal
     art.apply_cache(cache, CacheFlag.FORCE)
     art.step(1 / 60)
@@ -189,7 +189,7 @@ def test_double_pendulum_energy_drift(integrator, bound):
 
     def energy():
         art.copy_internal_state_to_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
-        kinetic = 0.5 * cache.joint_velocity @ art.compute_generalized_mass_matrix(cache) @ cache.joint_velocity
+        kinetic = 0.5 * cache.joint_velocity @ art.compute_mass_matrix(cache) @ cache.joint_velocity
         heights = art.link_transforms()[:, 1]  # COMs sit at the link origins here
         return kinetic + 10.0 * float(np.dot(masses, heights))
 

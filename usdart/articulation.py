@@ -12,7 +12,7 @@ from .core.articulation_model import ArticulationModel, build_articulation_model
 from .core.description import AXIS_ORDER, ArticulationDesc
 from .core.engine import Engine
 from .core.frames import matrix_to_quat
-from .core.kernels.entry import link_motion
+from .core.kernels.entry import joint_solver_forces, link_motion
 from .core.model import build_model
 from .core.state import set_initial_state, sync_spherical_positions, sync_spherical_quaternions, tree_view
 from .errors import SimulationDiverged, UsdartError
@@ -29,6 +29,7 @@ _STATE_FLAGS = (
     | CacheFlag.LINK_VELOCITY
     | CacheFlag.LINK_ACCELERATION
     | CacheFlag.LINK_INCOMING_JOINT_FORCE
+    | CacheFlag.JOINT_SOLVER_FORCES
 )
 
 
@@ -303,6 +304,8 @@ class Articulation(InverseDynamicsMixin):
     def _check_cache(self, cache: ArticulationCache) -> None:
         if not isinstance(cache, ArticulationCache):
             raise UsdartError(f"{self.root_link}: expected an ArticulationCache, got {type(cache).__name__}")
+        if cache.released:
+            raise UsdartError(f"{self.root_link}: the cache was released; create a new one with create_cache()")
         if cache.structure != structure_key(self.model):
             raise UsdartError(
                 f"{self.root_link}: the cache was created for {cache.owner}, whose links, joints or "
@@ -336,8 +339,6 @@ class Articulation(InverseDynamicsMixin):
             cache.joint_velocity[:] = st.qd[world]
         if CacheFlag.ACCELERATION in flags:
             cache.joint_acceleration[:] = st.qdd[world]
-            cache.root_linear_acceleration[:] = st.root_acc[world, :3]
-            cache.root_angular_acceleration[:] = st.root_acc[world, 3:]
         if CacheFlag.FORCE in flags:
             cache.joint_force[:] = ctl.joint_force[world]
         if CacheFlag.JOINT_TARGET_POSITIONS in flags:
@@ -347,9 +348,15 @@ class Articulation(InverseDynamicsMixin):
         if CacheFlag.ROOT_TRANSFORM in flags:
             cache.root_transform[:3] = st.root_pos[world]
             cache.root_transform[3:] = st.root_quat[world]
+        if flags & (CacheFlag.ROOT_VELOCITIES | CacheFlag.ACCELERATION):  # PxArticulationRootLinkData's
+            cache.root_linear_acceleration[:] = st.root_acc[world, :3]
+            cache.root_angular_acceleration[:] = st.root_acc[world, 3:]
         if CacheFlag.ROOT_VELOCITIES in flags:
             cache.root_linear_velocity[:] = st.root_vel[world, :3]
             cache.root_angular_velocity[:] = st.root_vel[world, 3:]
+        if CacheFlag.JOINT_SOLVER_FORCES in flags:
+            self._solver_forces(world, cache._solver_force_parts)
+            cache.joint_solver_forces[:] = cache._solver_force_parts.sum(axis=0)
         if flags & (CacheFlag.LINK_VELOCITY | CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE):
             # RNEA at the last accelerations gives link velocities, accelerations and transmitted forces
             velocity, acceleration = np.zeros((m.n_links, 6)), np.zeros((m.n_links, 6))
@@ -370,6 +377,31 @@ class Articulation(InverseDynamicsMixin):
             if CacheFlag.LINK_INCOMING_JOINT_FORCE in flags:
                 self._incoming_joint_forces(cache.link_incoming_joint_force, world)
                 finite_result(cache.link_incoming_joint_force, self.root_link, "incoming joint forces")
+
+    def _solver_forces(self, world: int, out: np.ndarray) -> None:
+        """out[kind]: the solver's force along each DOF over the last step, by kind (JOINT_FORCE_KINDS)."""
+        e = self._engine
+        if e.last_dt > 0.0:
+            joint_solver_forces(e._box, self._tree, world, e.last_dt, out)
+        else:  # no step yet (or RK4 steps, which solve no rows)
+            out[:] = 0.0
+        finite_result(out, self.root_link, "joint solver forces")
+
+    def projected_joint_forces(self, world: int = 0) -> np.ndarray:
+        """The force each joint applied along each of its DOFs over the last step, in the DOF's sense (N m or
+        N): the solver's (drives, friction, limits, couplings: the cache's joint_solver_forces) plus the
+        applied joint force (the cache's joint_force, which persists between steps); zeros before the first
+        step. At rest it equals ovphysx's jointProjectedForce and the inverse dynamics' gravity force. ovphysx
+        recomputes its value from the step's motion with the child's lever arm at the step end, which reads a
+        spurious torque while a joint moves (a free hinge swinging reads about 0.5 N m); this is the force the
+        joint applied."""
+        self._check_world(world)
+        self._require_finite()
+        parts = np.zeros((len(L.JOINT_FORCE_KINDS), self.model.n_dofs))
+        if self._engine.last_dt == 0.0:
+            return parts[0]
+        self._solver_forces(world, parts)
+        return parts.sum(axis=0) + self.control.joint_force[world]
 
     def _incoming_joint_forces(self, out, world: int) -> None:
         """ws.force (world, at the origin) as [force; torque] in each link's child joint frame."""

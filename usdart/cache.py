@@ -14,6 +14,7 @@ import numpy as np
 
 from .core.articulation_model import ArticulationModel, structure_key
 from .core.kernels.box import box
+from .core.layout import JOINT_FORCE_KINDS
 from .core.model import Model
 from .core.state import tree_view, workspace, zeros_control, zeros_state
 
@@ -28,7 +29,8 @@ class CacheFlag(IntFlag):
     LINK_VELOCITY = 1 << 4
     LINK_ACCELERATION = 1 << 5
     ROOT_TRANSFORM = 1 << 6
-    ROOT_VELOCITIES = 1 << 7
+    ROOT_VELOCITIES = 1 << 7  # read: the root accelerations too
+    JOINT_SOLVER_FORCES = 1 << 9
     LINK_INCOMING_JOINT_FORCE = 1 << 10
     JOINT_TARGET_POSITIONS = 1 << 11
     JOINT_TARGET_VELOCITIES = 1 << 12
@@ -43,6 +45,7 @@ class CacheFlag(IntFlag):
         | LINK_ACCELERATION
         | ROOT_TRANSFORM
         | ROOT_VELOCITIES
+        | JOINT_SOLVER_FORCES
         | LINK_INCOMING_JOINT_FORCE
         | JOINT_TARGET_POSITIONS
         | JOINT_TARGET_VELOCITIES
@@ -65,6 +68,9 @@ class ArticulationCache:
         self.joint_force = np.zeros(nd)
         self.joint_target_position = np.zeros(nd)
         self.joint_target_velocity = np.zeros(nd)
+        # the solver's forces along each DOF over the last step, by kind (JOINT_FORCE_KINDS), and their sum
+        self._solver_force_parts = np.zeros((len(JOINT_FORCE_KINDS), nd))
+        self.joint_solver_forces = np.zeros(nd)
         self.link_velocity = np.zeros((n, 6))
         self.link_acceleration = np.zeros((n, 6))
         self.link_incoming_joint_force = np.zeros((n, 6))  # [force; torque] in the child joint frame
@@ -88,5 +94,22 @@ class ArticulationCache:
         self._tree_state = tree_view(solo_model, self._state, 0)
         self._box = box((solo_model, self._state, self._control, workspace(solo_model, 1, articulated=True)))
 
+        self.released = False
+
+    @property
+    def joint_solver_forces_by_kind(self) -> dict[str, np.ndarray]:
+        """The joint solver forces split by what applied them: "drive", "friction", "limit", "velocity limit",
+        "coupling" (mimic joints and fixed tendons); they sum to joint_solver_forces."""
+        return dict(zip(JOINT_FORCE_KINDS, self._solver_force_parts))
+
+    def release(self) -> None:
+        """Free the cache's arrays (PhysX PxArticulationCache::release); any later use of it is an error."""
+        for name in list(vars(self)):
+            if name not in ("owner", "structure"):
+                delattr(self, name)
+        self.released = True
+
     def __repr__(self) -> str:
+        if self.released:
+            return f"ArticulationCache(of {self.owner!r}, released)"
         return f"ArticulationCache(of {self.owner!r}, {len(self.joint_position)} DOFs)"

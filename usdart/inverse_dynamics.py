@@ -4,14 +4,18 @@ PhysX semantics (seed 000 "Inverse Dynamics", seed 002): inputs come from the ca
 and velocities, root transform and velocities, joint forces or accelerations, external forces) and the
 results are written into the cache and returned. The articulation's own state is never changed.
 
-Layouts. Joint-space results have one entry per DOF. The generalized forms of a floating base put the
-root first, [linear (3), angular (3)], then the DOFs (6 + n); root forces are the force and the torque
-about the root COM, root velocities and accelerations those of the root COM, all in world axes.
-Where PhysX's joint-space functions meet a floating base they treat the root as free: the joint forces
-are those that produce the requested motion with no wrench on the root.
+Layouts and names as PhysX 5: compute_mass_matrix, compute_coriolis_compensation and
+compute_gravity_compensation give the generalized forms, which for a floating base put the root first,
+[linear (3), angular (3)], then the DOFs (6 + n); root forces are the force and the torque about the root
+COM, root velocities and accelerations those of the root COM, all in world axes. The joint-space forms
+(compute_generalized_mass_matrix, compute_coriolis_and_centrifugal_force, compute_generalized_gravity_force,
+PhysX's deprecated names) have one entry per DOF and treat a floating root as free: the joint forces that
+produce the requested motion with no wrench on the root.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -22,6 +26,18 @@ from .errors import UsdartError
 from .values import finite_vector, unit_quaternion, vector
 
 _ZERO3 = np.zeros(3)
+
+
+def _renamed(articulation, name: str, new: str) -> None:
+    """Until the next release: say, on a floating base (a fixed base gets the same result either way), that
+    `name` now gives PhysX 5's generalized (6 + n) result where it used to give the joint-space one."""
+    if articulation.model.n_root:
+        warnings.warn(
+            f"{name} now follows PhysX 5: on a floating base it includes the root terms (6 + n); for the "
+            f"joint-space result it gave before, call {new}",
+            FutureWarning,
+            stacklevel=3,
+        )
 
 
 def finite_result(values: np.ndarray, where: str, what: str) -> np.ndarray:
@@ -116,8 +132,10 @@ class InverseDynamicsMixin:
         gen = self._rnea(cache, gravity=self.model.gravity)
         return self._joint_result(cache, self._free_root(cache, gen))
 
-    def compute_coriolis_compensation(self, cache: ArticulationCache) -> np.ndarray:
-        """Joint forces against Coriolis and centrifugal effects of the cache's velocities (C(q, qd) qd)."""
+    def compute_coriolis_and_centrifugal_force(self, cache: ArticulationCache) -> np.ndarray:
+        """Joint forces against Coriolis and centrifugal effects of the cache's velocities (C(q, qd) qd),
+        root free (PhysX 5 computeCoriolisAndCentrifugalForce, deprecated there for
+        computeCoriolisCompensation)."""
         gen = self._rnea(cache, velocities=True)
         return self._joint_result(cache, self._free_root(cache, gen))
 
@@ -157,19 +175,33 @@ class InverseDynamicsMixin:
         cache.gravity_compensation_force = self._rnea(cache, gravity=self.model.gravity)
         return cache.gravity_compensation_force.copy()
 
-    def compute_coriolis_force(self, cache: ArticulationCache) -> np.ndarray:
-        """Coriolis and centrifugal forces at the cache's velocities with zero root acceleration (6 + n)."""
+    def compute_coriolis_compensation(self, cache: ArticulationCache) -> np.ndarray:
+        """Coriolis and centrifugal forces at the cache's velocities with zero root acceleration; floating:
+        root terms first (6 + n). PhysX 5 computeCoriolisCompensation (cache.coriolis_force)."""
+        _renamed(self, "compute_coriolis_compensation", "compute_coriolis_and_centrifugal_force")
         cache.coriolis_force = self._rnea(cache, velocities=True)
         return cache.coriolis_force.copy()
 
-    def compute_generalized_mass_matrix(self, cache: ArticulationCache) -> np.ndarray:
+    def compute_coriolis_force(self, cache: ArticulationCache) -> np.ndarray:
+        """Deprecated: compute_coriolis_compensation (PhysX 5's name for the same (6 + n) forces)."""
+        warnings.warn(
+            "compute_coriolis_force is deprecated: call compute_coriolis_compensation (PhysX 5's name)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        cache.coriolis_force = self._rnea(cache, velocities=True)
+        return cache.coriolis_force.copy()
+
+    def compute_mass_matrix(self, cache: ArticulationCache) -> np.ndarray:
         """Mass matrix without armature; floating: (6 + n)^2, rows [force, torque, joints] x columns
-        [root linear acc, root angular acc, joint accs]."""
+        [root linear acc, root angular acc, joint accs]. PhysX 5 computeMassMatrix (cache.mass_matrix)."""
+        _renamed(self, "compute_mass_matrix", "compute_generalized_mass_matrix")
         cache.mass_matrix = self._generalized_mass(cache)
         return cache.mass_matrix.copy()
 
-    def compute_mass_matrix(self, cache: ArticulationCache) -> np.ndarray:
-        """Joint-space mass matrix without armature (n x n); floating: with the root free (Schur complement)."""
+    def compute_generalized_mass_matrix(self, cache: ArticulationCache) -> np.ndarray:
+        """Joint-space mass matrix without armature (n x n); floating: with the root free (Schur complement).
+        PhysX 5 computeGeneralizedMassMatrix (deprecated there for computeMassMatrix)."""
         H = self._generalized_mass(cache)
         if self.model.n_root:
             H = finite_result(

@@ -72,6 +72,10 @@ ROW_DRIVE, ROW_FRICTION, ROW_LIMIT, ROW_VELOCITY_LIMIT, ROW_SPATIAL_TENDON, ROW_
     range(8)
 )
 ROW_KIND_NAMES = ("drive", "friction", "limit", "velocity limit", "spatial tendon", "fixed tendon", "mimic", "joint")
+# the joint solver forces' split (usdart.core.kernels.entry.joint_solver_forces): the DOF rows by kind, then the
+# joint-space couplings (mimic joints, fixed tendons); spatial tendons and joint rows act on links, not along DOFs
+JOINT_FORCE_KINDS = ("drive", "friction", "limit", "velocity limit", "coupling")
+JF_COUPLING = 4
 R_KIND, R_ID, R_AXIS, R_TREE0, R_TREE1, R_RESPONSE0, R_RESPONSE1, R_JACOBIAN = range(8)
 ROW_COLUMNS = 8
 # work.row_value (W, n_rows, 11) float: per step (TGS: a drive's gains on the displacement its DOF made since

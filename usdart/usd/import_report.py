@@ -3,7 +3,7 @@
 `usdart inspect --report` lists, per prim, the physics API schemas it applies and each authored attribute
 of the physics namespaces (physics:, drive:, state:, limit:, physx*, newton:) with its fate: "used" when the
 importer read its value (usdart.usd.importer.usd_values.recording_reads), else "ignored" with the reason
-(PhysX ignores the Newton schema's values, PhysxJointAPI is gone from PhysX's schemas, a contact attribute
+(a Newton attribute PhysX does not read, PhysxJointAPI is gone from PhysX's schemas, a contact attribute
 usdart's contacts do not read yet, ...). Values are in the stage's units; the importer converts them to SI and radians.
 """
 
@@ -44,7 +44,7 @@ CONTACT_REASON = (
 
 def _reason(name: str, semantics: str) -> str:
     if semantics == "physx" and name.startswith("newton:"):
-        return "PhysX ignores the Newton schema's values (--semantics newton reads them)"
+        return "PhysX does not read this Newton attribute (--semantics newton may)"
     if semantics == "physx" and name.startswith("physxJoint:"):
         return "PhysxJointAPI is gone from PhysX's schemas (25.11): author PhysxJointAxisAPI:<axis> instead"
     if name.startswith(CONTACT_ATTRIBUTES):

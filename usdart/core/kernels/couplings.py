@@ -194,6 +194,7 @@ def solve_mimic(mimic_par, i, h, hard_erp, velocity_iteration, moved, rv, gvel, 
         cfm = 1.0 / (h * (h * kp + kd))
         erp = h * kp / (h * kp + kd)
     impulse = -(erp * (rv[RV_ERROR] + moved) / h + rate(gvel, v0, nv, jac, joff)) / (r + cfm)
+    rv[RV_LAMBDA] += impulse
     apply(gvel, v0, nv, resp, off, impulse)
     return abs(impulse) * r
 

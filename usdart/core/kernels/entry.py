@@ -13,7 +13,29 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..layout import D_V, DP_ARMATURE, DV_STEP, T_DOF0, T_DOF1, T_LINK0, T_LINK1, T_ROOT, T_V0, T_V1
+from ..layout import (
+    D_V,
+    DP_ARMATURE,
+    DV_STEP,
+    JF_COUPLING,
+    R_ID,
+    R_JACOBIAN,
+    R_KIND,
+    R_TREE0,
+    ROW_FIXED_TENDON,
+    ROW_LIMIT,
+    ROW_MIMIC,
+    ROW_VELOCITY_LIMIT,
+    RV_LAMBDA,
+    RV_LAMBDA2,
+    T_DOF0,
+    T_DOF1,
+    T_LINK0,
+    T_LINK1,
+    T_ROOT,
+    T_V0,
+    T_V1,
+)
 from .aba import aba
 from .centroidal import about_com, centroidal_matrix
 from .crba import composite_inertias
@@ -373,6 +395,34 @@ def _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
         for a in range(3):
             ws.acc[w, i, 3 + a] += m.gravity[a]
     com_accelerations(lk.link_vec, l0, l1, st.link_rot[w], st.link_pos[w], ws.vel[w], ws.acc[w], acceleration_out)
+
+
+@njit(cache=True, error_model="numpy")
+def joint_solver_forces(b, t, w, dt, out):
+    """out[kind, k]: the force the solver's rows of each kind (usdart.core.layout.JOINT_FORCE_KINDS) applied
+    along tree t's k-th DOF over world w's last step of dt seconds: each row's accumulated impulse over dt
+    (PhysX's joint solver forces, recorded by the solve itself)."""
+    m, _, _, ws = b.value
+    _joint_solver_forces(m.trees.tree, m.couplings.row, m.dofs.dof, ws.row_value[w], ws.jac[w], t, dt, out)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _joint_solver_forces(tree, row, dof, row_value, jac, t, dt, out):
+    d0, d1, v0 = tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
+    out[:] = 0.0
+    for r in range(row.shape[0]):
+        if row[r, R_TREE0] != t:
+            continue
+        kind = row[r, R_KIND]
+        lam = row_value[r, RV_LAMBDA]  # limits and tendons keep a second impulse (upper limit, length limit)
+        if kind == ROW_LIMIT or kind == ROW_FIXED_TENDON:
+            lam += row_value[r, RV_LAMBDA2]
+        if kind <= ROW_VELOCITY_LIMIT:  # one DOF's row
+            out[kind, row[r, R_ID] - d0] += lam / dt
+        elif kind == ROW_MIMIC or kind == ROW_FIXED_TENDON:  # along the row's Jacobian
+            joff = row[r, R_JACOBIAN]
+            for k in range(d0, d1):
+                out[JF_COUPLING, k - d0] += jac[joff + dof[k, D_V] - v0] * lam / dt
 
 
 # ---- one tree's algorithm for every world --------------------------------------------------------------------

@@ -252,5 +252,6 @@ def solve_velocity_limit(dof_par, k, rv, gvel, g, v0, nv, resp, off):
     if abs(v) <= vmax:
         return 0.0
     delta = (min(max(v, -vmax), vmax) - v) / (rv[RV_RESPONSE] + rv[RV_CFM])
+    rv[RV_LAMBDA] += delta
     apply(gvel, v0, nv, resp, off, delta)
     return abs(delta) * rv[RV_RESPONSE]

@@ -10,7 +10,8 @@ scale). This module turns those into ColliderDesc in SI units with PhysX's conve
 - material: the physics-purpose binding the parser resolved, PhysxMaterialAPI's combine modes; with no
   material, the material bound to the physics scene, else PhysX's default (0.5 / 0.5 / 0, average). A
   MaterialAPI with unauthored frictions is frictionless (PhysX reads the schema's 0);
-- offsets: physxCollision:restOffset (unauthored: 0) and contactOffset, automatic where unauthored:
+- offsets: physxCollision:restOffset (unauthored: newton:contactMargin, as ovphysx reads it, else 0) and
+  contactOffset, automatic where unauthored:
   max(2 dt^2 max(|g|, 1), 0.02 x smallest extent) + max(restOffset, 0) in stage units, dt = 1 /
   timeStepsPerSecond; a plane's 0.02 stage units; an authored contactOffset not above the restOffset
   becomes contactOffset + restOffset + 0.001 (Kit's repair);
@@ -232,6 +233,8 @@ class Colliders:
     def _offsets(self, prim: Usd.Prim, shape: str, size_stage: np.ndarray) -> tuple[float, float]:
         """(restOffset, contactOffset) in stage units, PhysX's automatic contact offset where unauthored."""
         rest = authored(prim, "physxCollision:restOffset")
+        if (rest is None or not np.isfinite(rest)) and self.settings.semantics == "physx":
+            rest = authored(prim, "newton:contactMargin")  # ovphysx rests shapes at the Newton margin
         rest = 0.0 if rest is None or not np.isfinite(rest) else float(rest)
         contact = authored(prim, "physxCollision:contactOffset")
         if contact is not None and np.isfinite(contact) and contact >= 0.0:

@@ -68,8 +68,8 @@ class ArticulationCouplings:
                 mimic = self._physx_mimic(prim, joint, inst)
                 if self._unlimited_revolute(mimic) is None:
                     out.append(mimic)
-            newton = self.settings.semantics == "newton"  # PhysX ignores NewtonMimicAPI (ovphysx 0.7)
-            if newton and not physx and "NewtonMimicAPI" in schemas and read(prim, "newton:mimicEnabled", True):
+            # PhysX reads NewtonMimicAPI where no PhysxMimicJointAPI is applied (ovphysx with the Newton schema)
+            if not physx and "NewtonMimicAPI" in schemas and read(prim, "newton:mimicEnabled", True):
                 out.append(self._newton_mimic(prim, joint))
         return out
 
@@ -284,3 +284,5 @@ def articulation_settings(prim: Usd.Prim, art: ArticulationDesc, settings: Scene
         art.sleep_threshold = SDK_SLEEP_THRESHOLD
     art.stabilization_threshold = float(read_physx(prim, "physxArticulation:stabilizationThreshold")) * mpu2
     art.self_collisions = bool(read_physx(prim, "physxArticulation:enabledSelfCollisions"))
+    if "PhysxArticulationAPI" not in applied_schemas(prim):  # PhysX falls back to the Newton switch
+        art.self_collisions = bool(read(prim, "newton:selfCollisionEnabled", art.self_collisions))

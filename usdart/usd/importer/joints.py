@@ -12,11 +12,11 @@ Joint types map to PhysX articulation joints:
   no LimitAPI leaves it free): up to three rotational DOFs or exactly one linear DOF;
 - distance joints are constraints only (never tree joints).
 
-Per-DOF property precedence: PhysxJointAxisAPI:<axis> (when applied) > PhysxJointAPI > NewtonJointAPI,
-an authored value always beating a fallback; the PhysX attribute wins when both are authored. With the
-"physx" semantics (the default) the Newton schema's joint attributes (armature, damping, friction,
-velocityLimit) are ignored, as PhysX ignores them (measured on ovphysx 0.7, with and without
-NewtonJointAPI applied); the "newton" semantics reads them as Newton and the converters' sources mean them.
+Per-DOF properties (armature, maximum velocity, friction): the "physx" semantics (the default) reads them as
+ovphysx does with the Newton schema registered: NewtonJointAPI's values seed every axis, PhysxJointAxisAPI
+values replace a seed where they say something (`_physx_axis_properties`); PhysxJointAPI is ignored, as PhysX
+25.11 ignores it. The "newton" semantics: PhysxJointAxisAPI:<axis> (when applied) > PhysxJointAPI >
+NewtonJointAPI, an authored value always beating a fallback, newton:damping as a passive joint damping.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from ...core.frames import (
 )
 from ...errors import PhysicsImportError
 from .transforms import WorldTransforms
-from .usd_values import api_instances, applied_schemas, authored, first_target, read, read_physx
+from .usd_values import api_instances, applied_schemas, authored, first_target, read, read_physx, schema_default
 
 DEG = math.pi / 180.0
 PHYSX_DEFAULT_JOINT_VELOCITY = 100.0  # the SDK's maxJointVelocity of an axis nobody set, stage units / s
@@ -164,6 +164,39 @@ def _warn_joint_api_ignored(prim, schemas, settings: SceneSettings, warnings) ->
         )
 
 
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def _physx_axis_properties(prim, schemas, inst: str):
+    """(armature, max joint velocity, (static, dynamic) friction effort, viscous friction) of one axis in stage
+    units (degrees for angular axes), as ovphysx reads them: the Newton joint values (newton:armature, ...,
+    read by name, NewtonJointAPI applied or not: measured) seed every axis and a
+    PhysxJointAxisAPI:<axis> value replaces its seed only where it says something (armature or viscous
+    friction > 0, a velocity below FLT_MAX, either friction effort > 0: then both efforts); an explicit PhysX
+    zero or infinity cannot clear a Newton seed (ovphysx's population contract for PhysxJointAxisAPI)."""
+
+    def newton(name):  # read by name: ovphysx reads them with or without NewtonJointAPI applied
+        return read(prim, name, schema_default(name))
+
+    def physx(name):
+        if f"PhysxJointAxisAPI:{inst}" not in schemas:
+            return schema_default(name)
+        return read_physx(prim, name, inst)
+
+    armature = physx("physxJointAxis:{instance}:armature")
+    armature = armature if armature > 0.0 else newton("newton:armature")
+    max_vel = physx("physxJointAxis:{instance}:maxJointVelocity")
+    max_vel = max_vel if max_vel < FLT_MAX else newton("newton:velocityLimit")
+    efforts = (
+        physx("physxJointAxis:{instance}:staticFrictionEffort"),
+        physx("physxJointAxis:{instance}:dynamicFrictionEffort"),
+    )
+    friction = efforts if max(efforts) > 0.0 else (newton("newton:friction"),) * 2
+    viscous = physx("physxJointAxis:{instance}:viscousFrictionCoefficient")
+    viscous = viscous if viscous > 0.0 else newton("newton:damping")
+    return armature, (max_vel if max_vel < FLT_MAX else math.inf), friction, viscous
+
+
 def check_articulation_joint(joint: JointDesc) -> None:
     """A joint of an articulation's tree moves along up to three rotational axes or exactly one linear axis
     (PhysX's articulation joints); any D6 may join bodies outside articulations (its locked axes are rows)."""
@@ -272,19 +305,25 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
             return value
         return read_physx(prim, physx + physx_name, inst) if physx else None
 
-    armature = pick("armature", "newton:armature")
-    if armature is not None:
-        dof.armature = armature * inertia
-    max_vel = pick("maxJointVelocity", "newton:velocityLimit")
-    if max_vel is not None:
-        dof.max_velocity = max_vel * unit
+    if settings.semantics == "physx":
+        armature, max_vel, friction, viscous = _physx_axis_properties(prim, schemas, inst)
+        dof.armature, dof.max_velocity = armature * inertia, max_vel * unit
+        dof.static_friction, dof.dynamic_friction = friction[0] * effort, friction[1] * effort
+        dof.viscous_friction = viscous * effort / unit
+    else:
+        armature = pick("armature", "newton:armature")
+        if armature is not None:
+            dof.armature = armature * inertia
+        max_vel = pick("maxJointVelocity", "newton:velocityLimit")
+        if max_vel is not None:
+            dof.max_velocity = max_vel * unit
     if settings.semantics == "physx":
         # PhysX scales all joint velocities down at the step start when one exceeds a bound it reads from
         # the joint's maxJointVelocity by the DOF's index in the joint, not its axis (reference §2.2, §11):
         # a prismatic DOF (index 0) reads rotX's slot, PhysX's default 100 stage units/s (measured: a slider
         # started at 150 m/s runs at 100, also with 120 authored; 0.5 authored is honoured by its own row)
         dof.scaling_cap = PHYSX_DEFAULT_JOINT_VELOCITY * unit if not angular else dof.max_velocity
-    if axis_api:
+    if newton and axis_api:
         dof.static_friction = read_physx(prim, "physxJointAxis:{instance}:staticFrictionEffort", inst) * effort
         dof.dynamic_friction = read_physx(prim, "physxJointAxis:{instance}:dynamicFrictionEffort", inst) * effort
         dof.viscous_friction = (
