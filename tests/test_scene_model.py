@@ -112,7 +112,10 @@ def _every_dynamics_function(art: Articulation) -> None:
             continue  # floating bases only (refused otherwise, as PhysX)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # the PhysX 5 renames (test_articulation_cache)
-            getattr(art, name)(cache)
+            if name == "compute_lambda":
+                art.compute_lambda(art.create_cache(), cache, cache.joint_force)
+            else:
+                getattr(art, name)(cache)
     art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
     art.copy_internal_state_to_cache(cache, CacheFlag.ALL)
 

@@ -88,6 +88,10 @@ class ArticulationCache:
         self.gravity_compensation_force = np.zeros(nv)
         self.centroidal_momentum_matrix = np.zeros((6, nv))
         self.centroidal_momentum_bias = np.zeros(6)
+        # loop joints: one column per locked axis of each (Articulation.compute_coefficient_matrix)
+        n_loop_rows = int(model.loop_locked.sum())
+        self.coefficient_matrix = np.zeros((nd, n_loop_rows))
+        self.lambda_ = np.zeros(n_loop_rows)  # PhysX's `lambda`: the loop rows' forces (compute_lambda)
         # scratch for evaluating the dynamics at the cache's state: a one-world scene of this tree alone
         self._state = zeros_state(solo_model, 1)
         self._control = zeros_control(solo_model, 1)

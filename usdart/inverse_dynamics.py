@@ -21,6 +21,7 @@ import numpy as np
 
 from .cache import ArticulationCache
 from .core.kernels.entry import centroidal, forward_dynamics, inverse_dynamics, jacobians, mass_matrix
+from .core.layout import JOINT_SPHERICAL
 from .core.state import sync_spherical_quaternions
 from .errors import UsdartError
 from .values import finite_vector, unit_quaternion, vector
@@ -209,6 +210,124 @@ class InverseDynamicsMixin:
             )
         cache.mass_matrix = H
         return H.copy()
+
+    # ---- loop joints (seed 000 "Loop Joints, Coefficient Matrix, and Lambda Constraint Impulses") -----------
+    def _loop_rows(self, cache: ArticulationCache) -> np.ndarray:
+        """J (M x n_v) at the cache's pose: one row per locked axis of each loop joint, as the solver builds
+        them (usdart.core.kernels.couplings.fill_joint_axis): the velocity of body1's joint-frame origin
+        (axes x, y, z) or its angular velocity (rotX, rotY, rotZ) relative to body0's, along body0's
+        joint-frame axes."""
+        m = self.model
+        b = self._load(cache, velocities=False)
+        first = 0 if m.n_root else 1
+        J_links = np.zeros((6 * (m.n_links - first), m.n_root + m.n_dofs))
+        jacobians(b, 0, 0, False, J_links)  # at the link frame origins; poses the scratch state
+        rot, pos = cache._tree_state.link_rot[0], cache._tree_state.link_pos[0]
+        rows = []
+        for i in range(len(m.loop_links)):
+            frames, point_jacobians = [], []
+            for side in range(2):
+                link, local = int(m.loop_links[i, side]), m.loop_frames[i, side]
+                if link < 0:  # the world
+                    frames.append(local)
+                    point_jacobians.append(np.zeros((6, J_links.shape[1])))
+                    continue
+                world = np.eye(4)
+                world[:3, :3], world[:3, 3] = rot[link] @ local[:3, :3], pos[link] + rot[link] @ local[:3, 3]
+                if link < first:  # a fixed root does not move
+                    point_jacobians.append(np.zeros((6, J_links.shape[1])))
+                    frames.append(world)
+                    continue
+                block = J_links[6 * (link - first) : 6 * (link - first) + 6]
+                arm = world[:3, 3] - pos[link]  # v_point = v_origin + w x arm
+                skew = np.array([[0, -arm[2], arm[1]], [arm[2], 0, -arm[0]], [-arm[1], arm[0], 0]])
+                point_jacobians.append(np.vstack([block[:3] - skew @ block[3:], block[3:]]))
+                frames.append(world)
+            relative = point_jacobians[1] - point_jacobians[0]
+            for axis in np.flatnonzero(m.loop_locked[i]):
+                direction = frames[0][:3, axis % 3]
+                rows.append(direction @ (relative[:3] if axis < 3 else relative[3:]))
+        J = np.array(rows).reshape(len(rows), m.n_root + m.n_dofs)
+        return finite_result(J, self.root_link, "loop constraint Jacobian")
+
+    @property
+    def loop_joint_count(self) -> int:
+        """Loop-closing joints of this articulation (PhysX getNbLoopJoints)."""
+        return len(self.model.loop_links)
+
+    def compute_coefficient_matrix(self, cache: ArticulationCache) -> np.ndarray:
+        """cache.coefficient_matrix (n_dofs x M): column r holds the joint forces that a unit force of loop
+        row r (one per locked axis of each loop joint, `_loop_rows`) exerts on the joints, J_r^T; a floating
+        root is left free (its share moves to the joints as in the joint-space mass matrix). PhysX keeps one
+        column per loop joint, in impulse units (1/dt), and computes it right only for a single joint
+        between a link and the world; usdart's columns are every row, in force per unit force."""
+        K = self._free_root(cache, self._loop_rows(cache).T)
+        cache.coefficient_matrix = finite_result(K, self.root_link, "coefficient matrix")
+        return K.copy()
+
+    def compute_lambda(
+        self, cache: ArticulationCache, initial_state: ArticulationCache, joint_forces, max_iterations: int = 200
+    ) -> bool:
+        """The loop rows' forces when the joint forces that counteract them are applied too (seed 000).
+
+        `initial_state`: the state (positions, velocities, root) and the joint forces applied before; joint_forces:
+        the forces the motion needs without the loops (for example compute_generalized_gravity_force plus
+        compute_coriolis_and_centrifugal_force). Each iteration solves the loop rows' forces f exactly (the
+        articulation's dynamics with armature, rows kept closed at the acceleration level) under the current
+        joint forces, then sets the joint forces to joint_forces - K f (K: the coefficient matrix); it stops
+        when f changes by less than 1e-10 of its size. Writes cache.lambda_ (f, N or N m per row),
+        cache.joint_force and cache.coefficient_matrix; returns whether f converged within max_iterations.
+        Where the rows are redundant (a planar loop's out-of-plane axes) f is the least-norm one."""
+        self._check_cache(initial_state)
+        m, where = self.model, self.root_link
+        if int(max_iterations) < 1:
+            raise UsdartError(f"{where}: max_iterations must be at least 1, got {max_iterations}")
+        target = finite_vector(joint_forces, m.n_dofs, where, "joint_forces")
+        for name in ("joint_position", "joint_velocity", "root_transform", "root_linear_velocity"):
+            getattr(cache, name)[:] = getattr(initial_state, name)
+        cache.root_angular_velocity[:] = initial_state.root_angular_velocity
+        tau = finite_vector(initial_state.joint_force, m.n_dofs, where, "initial_state.joint_force").copy()
+        K = self.compute_coefficient_matrix(cache)
+        J = self._loop_rows(cache)
+        H = self._generalized_mass(cache)
+        H[m.n_root :, m.n_root :] += np.diag(m.armature)
+        bias = self._rnea(cache, gravity=m.gravity, velocities=True)  # H qdd + bias = applied forces
+        drift = self._loop_row_drift(cache, J)  # dJ/dt qd
+        response = J @ np.linalg.solve(H, J.T)
+        previous, converged = None, False
+        for _ in range(int(max_iterations)):
+            applied = np.concatenate([np.zeros(m.n_root), tau])
+            f = np.linalg.lstsq(response, -drift - J @ np.linalg.solve(H, applied - bias), rcond=1e-12)[0]
+            size = max(1.0, np.abs(f).max(initial=0.0))
+            if previous is not None and np.abs(f - previous).max(initial=0.0) <= 1e-10 * size:
+                converged = True
+                break
+            previous = f
+            tau = target - K @ f
+        cache.lambda_ = finite_result(f, where, "loop forces")
+        cache.joint_force[:] = finite_result(tau, where, "joint forces")
+        return converged
+
+    def _loop_row_drift(self, cache: ArticulationCache, J: np.ndarray) -> np.ndarray:
+        """dJ/dt qd of the loop rows at the cache's state (their acceleration at zero joint accelerations), by
+        a central difference of J along the motion; zero at rest."""
+        m = self.model
+        moving = np.any(cache.joint_velocity) or (m.n_root and np.any(cache.root_linear_velocity))
+        if not (moving or (m.n_root and np.any(cache.root_angular_velocity))) or J.shape[0] == 0:
+            return np.zeros(J.shape[0])
+        if m.n_root or np.any(m.joint_type == JOINT_SPHERICAL):
+            raise UsdartError(
+                f"{self.root_link}: compute_lambda with velocities needs a fixed base without spherical joints "
+                "(the loop rows' velocity term); pass a state at rest"
+            )
+        qd = cache.joint_velocity.copy()
+        q0, eps = cache.joint_position.copy(), 1e-6 / max(1.0, np.abs(qd).max())
+        sides = []
+        for sign in (1.0, -1.0):
+            cache.joint_position[:] = q0 + sign * eps * qd
+            sides.append(self._loop_rows(cache))
+        cache.joint_position[:] = q0
+        return (sides[0] - sides[1]) / (2.0 * eps) @ qd
 
     # ---- kinematic matrices ------------------------------------------------------------------------
     def compute_dense_jacobian(self, cache: ArticulationCache) -> tuple[int, int]:
