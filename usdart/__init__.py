@@ -18,6 +18,7 @@ _LAZY = {
     "Articulation": ".articulation",
     "ArticulationCache": ".cache",
     "CacheFlag": ".cache",
+    "ArticulationView": ".view",
 }
 
 
@@ -37,6 +38,7 @@ __all__ = [
     "Articulation",
     "ArticulationCache",
     "CacheFlag",
+    "ArticulationView",
     "UsdartError",
     "StageError",
     "PhysicsImportError",

@@ -17,6 +17,7 @@ from .core.shapes import build_shapes, shape_colliders
 from .core.state import set_initial_state, zeros_control, zeros_state
 from .errors import UsdartError
 from .usd.importer import read_stage
+from .view import ArticulationView, select_articulations
 
 
 class Scene:
@@ -309,6 +310,11 @@ class Scene:
     def constraints(self) -> list[str]:
         """Joints solved as constraints rather than tree joints (loop joints, joints between articulations)."""
         return list(self.description.constraints)
+
+    def view(self, pattern: str = "*") -> ArticulationView:
+        """The articulations whose root link or root-API prim path matches `pattern` (fnmatch: `*`, `?`,
+        `[...]`), all of one structure, in every world: see `ArticulationView`."""
+        return ArticulationView(select_articulations(self.articulations, str(pattern)), str(pattern))
 
     def articulation(self, path: str) -> Articulation:
         """The articulation whose root link, any link, or root-API prim is `path`."""
