@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
+from pxr import Sdf, Usd, UsdPhysics
 
+from . import topology
 from .articulation import Articulation, divergence_error
 from .contact_report import Contacts, contact_report
 from .core import layout as L
@@ -311,6 +314,68 @@ class Scene:
         """Joints solved as constraints rather than tree joints (loop joints, joints between articulations)."""
         return list(self.description.constraints)
 
+    # ---- topology changes (usdart.topology) --------------------------------------------------------------
+    def sync(self) -> None:
+        """Re-read the stage after edits (prims added, removed or changed: by you, or by `remove` / `add`) and
+        rebuild the scene in place: what still exists keeps its state in every world (bit for bit where its
+        DOFs are unchanged), new articulations and bodies start as authored, removed ones are gone (see
+        usdart.topology). Time, time step, integrator, solver, contacts, momentum and divergence settings stay;
+        `articulations` and `free_body()` give new objects."""
+        saved = topology.save([*self.articulations, *self._free.values()])
+        kept = dict(
+            time=self.time,
+            time_step=self.time_step,
+            solver=self.solver,
+            external_forces_every_iteration=self.external_forces_every_iteration,
+            contacts_enabled=self.contacts_enabled,
+            conserve_momentum=self.conserve_momentum,
+            divergence_speed=self.divergence_speed,
+        )
+        stage, description = read_stage(self.stage, semantics=self.description.settings.semantics)
+        self.__init__(stage, description, self.worlds, self.integrator)
+        for name, value in kept.items():
+            setattr(self, name, value)
+        topology.restore([*self.articulations, *self._free.values()], saved)
+
+    def remove(self, path: str) -> None:
+        """Take the articulation (any of its links or its root-API prim) or free body at `path` out of the
+        scene: its links and every joint on them are deactivated, and ArticulationRootAPI taken off an
+        ancestor that carried it, in the stage's session layer (never saved to your files); then `sync`."""
+        members = [a for a in self.articulations if str(path) in (*a.desc.links, a.desc.api_prim)]
+        member = members[0] if members else self.free_body(path)
+        links = set(member.desc.links)
+        with Usd.EditContext(self.stage, self.stage.GetSessionLayer()):
+            for prim in list(self.stage.Traverse()):
+                joint = UsdPhysics.Joint(prim)
+                if (
+                    joint
+                    and {str(t) for r in (joint.GetBody0Rel(), joint.GetBody1Rel()) for t in r.GetTargets()} & links
+                ):
+                    prim.SetActive(False)
+            for link in links:
+                if (prim := self.stage.GetPrimAtPath(link)) and prim.IsActive():
+                    prim.SetActive(False)
+            api = self.stage.GetPrimAtPath(member.desc.api_prim or "/")
+            if api and api.IsActive() and api.HasAPI(UsdPhysics.ArticulationRootAPI):  # an ancestor of the links
+                api.RemoveAppliedSchema("PhysicsArticulationRootAPI")
+        self.sync()
+
+    def add(self, source, path: str, prim: str | None = None) -> None:
+        """Reference prim `prim` (default: the file's defaultPrim) of the USD file `source` (a robot, a prop)
+        at `path` in the stage's session layer (never saved to your files), then `sync`: what it brings
+        starts as authored."""
+        layer = Sdf.Layer.FindOrOpen(os.fspath(source))
+        if layer is None:
+            raise UsdartError(f"{os.fspath(source)}: cannot be opened as a USD layer")
+        if prim is None and not layer.defaultPrim:
+            raise UsdartError(f"{os.fspath(source)}: has no defaultPrim; say which prim to add (prim=...)")
+        if prim is not None and not layer.GetPrimAtPath(str(prim)):
+            raise UsdartError(f"{os.fspath(source)}: has no prim {prim}")
+        with Usd.EditContext(self.stage, self.stage.GetSessionLayer()):
+            references = self.stage.DefinePrim(str(path)).GetReferences()
+            references.AddReference(os.fspath(source), Sdf.Path(str(prim)) if prim else Sdf.Path())
+        self.sync()
+
     def view(self, pattern: str = "*") -> ArticulationView:
         """The articulations whose root link or root-API prim path matches `pattern` (fnmatch: `*`, `?`,
         `[...]`), all of one structure, in every world: see `ArticulationView`."""
@@ -347,7 +412,8 @@ def load(source, worlds: int = 1, integrator: str = "euler", strict: bool = Fals
     its state are stepped together (parameter sweeps, learning). `strict`: a sublayer, reference or payload
     that cannot be loaded is an error, not a warning. `semantics`: "physx" (default) reads the stage as
     PhysX simulates it: PhysxRigidBodyAPI's fallbacks on bodies without the API (angular damping 0.05,
-    100 rad/s), 1 mass unit for a body without mass, Newton schema joint attributes ignored; "newton" as
+    100 rad/s), 1 mass unit for a body without mass, Newton schema joint attributes as ovphysx reads them
+    (seeds of the PhysX per-axis values); "newton" as
     UsdPhysics and the Newton schema define it (no damping unless authored, massless frames, Newton
     armature/damping/friction/velocity limits), as MuJoCo and Pinocchio models of the same robot have it."""
     if int(worlds) < 1:

@@ -81,8 +81,9 @@ def _stage_order(stage: Usd.Stage, paths: set[str]) -> dict[str, int]:
 def read_stage(source, strict: bool = False, semantics: str = "physx") -> tuple[Usd.Stage, SceneDescription]:
     """Stage and its description. USD's composition warnings become usdart warnings (errors with `strict`,
     and always when they leave the stage without physics). `semantics`: "physx" reads the stage as PhysX
-    does (PhysxRigidBodyAPI's fallbacks on every body and its mass fallback, importer.bodies; Newton schema
-    joint attributes ignored, importer.joints); "newton" as UsdPhysics and the Newton schema define it."""
+    does (PhysxRigidBodyAPI's fallbacks on every body and its mass fallback, importer.bodies; the Newton
+    schema's values where ovphysx reads them, importer.joints); "newton" as UsdPhysics and the Newton
+    schema define it."""
     with collected_usd_reports(source) as reports:
         try:
             stage, description = _read(source, semantics)
