@@ -97,8 +97,7 @@ class ArticulationCache:
         self._control = zeros_control(solo_model, 1)
         self._tree_state = tree_view(solo_model, self._state, 0)
         self._box = box((solo_model, self._state, self._control, workspace(solo_model, 1, articulated=True)))
-
-        self.released = False
+        self.released = False  # release() frees the arrays; a released cache is refused
 
     @property
     def joint_solver_forces_by_kind(self) -> dict[str, np.ndarray]:

@@ -332,7 +332,7 @@ class Scene:
             divergence_speed=self.divergence_speed,
         )
         stage, description = read_stage(self.stage, semantics=self.description.settings.semantics)
-        self.__init__(stage, description, self.worlds, self.integrator)
+        self.__init__(stage, description, self.worlds, self.integrator)  # the one construction path
         for name, value in kept.items():
             setattr(self, name, value)
         topology.restore([*self.articulations, *self._free.values()], saved)
