@@ -357,25 +357,21 @@ class Articulation(InverseDynamicsMixin):
         if CacheFlag.JOINT_SOLVER_FORCES in flags:
             self._solver_forces(world, cache._solver_force_parts)
             cache.joint_solver_forces[:] = cache._solver_force_parts.sum(axis=0)
-        if flags & (CacheFlag.LINK_VELOCITY | CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE):
-            # RNEA at the last accelerations gives link velocities, accelerations and transmitted forces
-            velocity, acceleration = np.zeros((m.n_links, 6)), np.zeros((m.n_links, 6))
-            # link_motion writes scene-indexed link rows: pass views offset to this tree's first link
+        if CacheFlag.LINK_VELOCITY in flags:  # at the current state
             e = self._engine
             l0 = int(e.model.trees.tree[self._tree, L.T_LINK0])
-            n_links = len(e.model.links.link)
-            velocity_all, acceleration_all = np.zeros((n_links, 6)), np.zeros((n_links, 6))
+            n_links = len(e.model.links.link)  # link_motion writes scene-indexed link rows
+            velocity_all = np.zeros((n_links, 6))
             link_motion(
-                e._box, self._tree, world, np.zeros(len(e.model.trees.v_parent)), velocity_all, acceleration_all
+                e._box, self._tree, world, np.zeros(len(e.model.trees.v_parent)), velocity_all, np.zeros((n_links, 6))
             )
-            velocity[:] = finite_result(velocity_all[l0 : l0 + m.n_links], self.root_link, "link velocities")
-            acceleration[:] = finite_result(acceleration_all[l0 : l0 + m.n_links], self.root_link, "link accelerations")
-            if CacheFlag.LINK_VELOCITY in flags:
-                cache.link_velocity[:] = velocity
+            cache.link_velocity[:] = finite_result(velocity_all[l0 : l0 + m.n_links], self.root_link, "link velocities")
+        if flags & (CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE):  # of the last step
+            acceleration = self._last_step(cache, world)
             if CacheFlag.LINK_ACCELERATION in flags:
-                cache.link_acceleration[:] = acceleration
+                cache.link_acceleration[:] = finite_result(acceleration, self.root_link, "link accelerations")
             if CacheFlag.LINK_INCOMING_JOINT_FORCE in flags:
-                self._incoming_joint_forces(cache.link_incoming_joint_force, world)
+                self._incoming_joint_forces(cache, cache.link_incoming_joint_force)
                 finite_result(cache.link_incoming_joint_force, self.root_link, "incoming joint forces")
 
     def _solver_forces(self, world: int, out: np.ndarray) -> None:
@@ -403,15 +399,45 @@ class Articulation(InverseDynamicsMixin):
         self._solver_forces(world, parts)
         return parts.sum(axis=0) + self.control.joint_force[world]
 
-    def _incoming_joint_forces(self, out, world: int) -> None:
-        """ws.force (world, at the origin) as [force; torque] in each link's child joint frame."""
-        m, st = self.model, self._state
-        l0 = int(self._engine.model.trees.tree[self._tree, L.T_LINK0])
-        force_all = self._engine.work.force[world, l0 : l0 + m.n_links]
+    def _last_step(self, cache: ArticulationCache, world: int) -> np.ndarray:
+        """The last step's dynamics, replayed by RNEA in the cache's scratch scene from what the step recorded
+        (State.*_start): the state it started from, where its dynamics were evaluated, its accelerations
+        (dv/dt) and the link forces it applied, with gravity. Returns the links' COM accelerations (classical,
+        world axes); leaves the joints' transmitted forces in the scratch workspace and the step-start poses
+        in the scratch state. Before a world's first step (or after its reset): the current state held still.
+        Contact and loop-joint impulses on links are not part of it yet."""
+        m, e, t = self.model, self._engine, self._tree
+        l0, l1, d0, d1 = (int(x) for x in e.model.trees.tree[t, :4])
+        src, dst = e.state, cache._tree_state
+        if e.stepped[world]:
+            dst.q[0], dst.qd[0] = src.q_start[world, d0:d1], src.qd_start[world, d0:d1]
+            dst.joint_quat[0] = src.joint_quat_start[world, l0:l1]
+            dst.root_pos[0], dst.root_quat[0] = src.root_pos_start[world, t], src.root_quat_start[world, t]
+            dst.root_vel[0] = src.root_vel_start[world, t]
+            dst.qdd[0], dst.root_acc[0] = src.qdd[world, d0:d1], src.root_acc[world, t]
+            cache._control.link_wrench[0] = src.wrench_start[world, l0:l1]
+        else:
+            dst.q[0], dst.qd[0], dst.joint_quat[0] = (
+                src.q[world, d0:d1],
+                src.qd[world, d0:d1],
+                src.joint_quat[world, l0:l1],
+            )
+            dst.root_pos[0], dst.root_quat[0] = src.root_pos[world, t], src.root_quat[world, t]
+            dst.root_vel[0] = src.root_vel[world, t]
+            dst.qdd[0], dst.root_acc[0], cache._control.link_wrench[0] = 0.0, 0.0, 0.0
+        acceleration = np.zeros((m.n_links, 6))
+        link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
+        return acceleration
+
+    def _incoming_joint_forces(self, cache: ArticulationCache, out: np.ndarray) -> None:
+        """The scratch workspace's transmitted forces (world, about the origin; `_last_step`) as [force; torque]
+        about each joint's origin in its child joint frame, at the step-start pose."""
+        m, st = self.model, cache._tree_state
+        force_all = cache._work.force[0]
         out[0] = 0.0
         for i in range(1, m.n_links):
-            R = st.link_rot[world, i] @ m.child_frame_rot[i]
-            x = st.link_pos[world, i] + st.link_rot[world, i] @ m.child_frame_pos[i]
+            R = st.link_rot[0, i] @ m.child_frame_rot[i]
+            x = st.link_pos[0, i] + st.link_rot[0, i] @ m.child_frame_pos[i]
             torque, force = force_all[i, :3], force_all[i, 3:]
             out[i, :3] = R.T @ force
             out[i, 3:] = R.T @ (torque - np.cross(x, force))

@@ -96,7 +96,8 @@ class ArticulationCache:
         self._state = zeros_state(solo_model, 1)
         self._control = zeros_control(solo_model, 1)
         self._tree_state = tree_view(solo_model, self._state, 0)
-        self._box = box((solo_model, self._state, self._control, workspace(solo_model, 1, articulated=True)))
+        self._work = workspace(solo_model, 1, articulated=True)
+        self._box = box((solo_model, self._state, self._control, self._work))
         self.released = False  # release() frees the arrays; a released cache is refused
 
     @property

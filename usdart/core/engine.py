@@ -55,6 +55,7 @@ class Engine:
         self._thread_count = 0
         self.time = 0.0  # simulated seconds (the scene's clock; divergence times count from it)
         self.last_dt = 0.0  # the last step's dt (0: no step yet): the rows' impulses are over it
+        self.stepped = np.zeros(self.worlds, bool)  # worlds stepped since the build or their reset (State.*_start)
         self.divergence: dict[int, Divergence] = {}  # per diverged world; empty while everything is finite
         self.members: list = []  # the public object of each tree (set by its owner; names in error messages)
         self._dof_tree: np.ndarray | None = None
@@ -98,7 +99,9 @@ class Engine:
         dt a float, steps and island ints (the callers check them). True when a world diverged: it stopped
         at the failing step (the others ran on) and `divergence` says where and what."""
         kernel = entry.step_rk4 if self.rk4 else entry.step
-        self.last_dt = 0.0 if self.rk4 else dt  # RK4 steps have no solver rows
+        self.last_dt = dt
+        if steps > 0:
+            self.stepped[:] = True
         if self.worlds == 1:
             diverged = kernel(self._box, 0, 1, island, dt, steps)
             self._room_for_contacts()
@@ -194,9 +197,10 @@ class Engine:
         return True
 
     def clear(self, world: int) -> None:
-        """Forget a world's divergence (its state was reset from outside)."""
+        """Forget a world's divergence and its last step (its state was reset from outside)."""
         self.divergence.pop(int(world), None)
         self.work.diverged[int(world)] = 0
+        self.stepped[int(world)] = False
 
     def pose_all_worlds(self) -> None:
         """Link poses of every world from the state (at build): a zero-step call of the serial step, which

@@ -31,6 +31,15 @@ class State(NamedTuple):
     link_rot: np.ndarray  # (W, n_links, 3, 3)
     link_wake: np.ndarray  # (W, n_links) each link's wake counter (s; usdart.core.kernels.sleep)
     sleep_filter: np.ndarray  # (W, n_links, 6) each link's sleep filter: summed [v_com; omega in its axes]
+    # the last step's start (read only): the state its dynamics were evaluated at and the link forces it applied
+    # (the incoming joint forces and link accelerations of Articulation.copy_internal_state_to_cache)
+    q_start: np.ndarray  # (W, n_dofs)
+    qd_start: np.ndarray  # (W, n_dofs)
+    joint_quat_start: np.ndarray  # (W, n_links, 4)
+    root_pos_start: np.ndarray  # (W, n_trees, 3)
+    root_quat_start: np.ndarray  # (W, n_trees, 4)
+    root_vel_start: np.ndarray  # (W, n_trees, 6)
+    wrench_start: np.ndarray  # (W, n_links, 6)
 
 
 class Control(NamedTuple):
@@ -151,6 +160,13 @@ def zeros_state(model: Model, worlds: int) -> State:
         np.zeros((worlds, n, 3)),
         rot,
         np.full((worlds, n), L.WAKE_TIME),
+        np.zeros((worlds, n, 6)),
+        np.zeros((worlds, nd)),
+        np.zeros((worlds, nd)),
+        joint_quat.copy(),
+        np.zeros((worlds, nt, 3)),
+        root_quat.copy(),
+        np.zeros((worlds, nt, 6)),
         np.zeros((worlds, n, 6)),
     )
 

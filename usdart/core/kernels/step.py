@@ -314,10 +314,28 @@ def keep(m, ctl, st, ws, w, t, dt):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def begin_tree(m, st, ctl, ws, w, t, dt):
-    """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H). The helpers that take
-    the whole records are inlined into the two world steps: written once, compiled in place."""
+    """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H), after recording the state
+    it starts from and the link forces it applies (State.*_start). The helpers that take the whole records
+    are inlined into the two world steps: written once, compiled in place."""
     trees, lk, dofs = m.trees, m.links, m.dofs
     tr = trees.tree
+    copy_tree_state(
+        tr,
+        t,
+        st.q[w],
+        st.qd[w],
+        st.joint_quat[w],
+        st.root_pos[w],
+        st.root_quat[w],
+        st.root_vel[w],
+        st.q_start[w],
+        st.qd_start[w],
+        st.joint_quat_start[w],
+        st.root_pos_start[w],
+        st.root_quat_start[w],
+        st.root_vel_start[w],
+    )
+    copy_link_rows(tr, t, ctl.link_wrench[w], st.wrench_start[w])
     unconstrained_velocity(
         lk.link,
         dofs.dof,
@@ -802,6 +820,14 @@ def copy_tree_state(
         root_quat2[t, a] = root_quat[t, a]
     for a in range(6):
         root_vel2[t, a] = root_vel[t, a]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def copy_link_rows(tr, t, source, target):
+    """target[i] = source[i] for tree t's links (rows of 6)."""
+    for i in range(tr[t, T_LINK0], tr[t, T_LINK1]):
+        for a in range(6):
+            target[i, a] = source[i, a]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
