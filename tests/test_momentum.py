@@ -75,11 +75,12 @@ def test_joint_forces_leave_a_free_body_at_rest(tmp_path, integrator, hinge, api
     assert abs(cache.joint_position[0]) > 0.1  # the joint moved a lot
     assert np.abs(p).max() < 1e-10 and np.abs(L).max() < 1e-10
     assert np.abs(centre_of_mass(art) - start).max() < 1e-12  # and its centre of mass stays where it was
-    # the same run without the momentum step: the reduced-coordinate error this guards against
-    plain = load(free_two_link_body(tmp_path, hinge, apis), integrator=integrator)
-    plain.conserve_momentum = False
-    plain.step(60)
-    assert np.abs(momentum(plain.articulations[0])[0]).max() > 1e-3
+    if hinge == STIFF_DRIVE[0]:  # the same run without the momentum step: the error this guards against (a
+        # limit's push-out keeps no velocity since its velocity iterations take it back, as PhysX's do)
+        plain = load(free_two_link_body(tmp_path, hinge, apis), integrator=integrator)
+        plain.conserve_momentum = False
+        plain.step(60)
+        assert np.abs(momentum(plain.articulations[0])[0]).max() > 1e-3
 
 
 def test_under_gravity_only_gravity_changes_the_momentum(tmp_path):

@@ -256,23 +256,7 @@ _CONTACTS = (
     "on by default); the deep overlaps at the start are pushed apart differently (without self-collisions "
     "they agree: case below): "
 )
-_PUSH_OUT = (
-    "usdart's PGS keeps the whole velocity of the limit's first push-out (0.8 of the 30 deg violation in one "
-    "step) and the link flies to its upper limit (q 0.419, 0.838, 1.222 rad at 60 Hz); PhysX's keeps about a "
-    "fifth of it (0.419, 0.503, 0.519): its velocity iterations take part of the push back: max joint error "
-)
-_PUSH_OUT_VISCOUS = (
-    "in TGS both push the link onto its limit in the first step, but with viscous joint friction usdart keeps "
-    "about 0.5 rad/s after it and PhysX almost none (0.01 to 0.07 rad/s; the converted ant's gap: its ankles "
-    "start outside their limits): max joint error "
-)
 XFAIL = {
-    ("start_outside_limit", "PGS", 60): _PUSH_OUT + "0.70 rad",
-    ("start_outside_limit", "PGS", 240): _PUSH_OUT + "0.70 rad",
-    ("start_outside_limit_viscous", "PGS", 60): _PUSH_OUT + "0.70 rad",
-    ("start_outside_limit_viscous", "PGS", 240): _PUSH_OUT + "0.70 rad",
-    ("start_outside_limit_viscous", "TGS", 60): _PUSH_OUT_VISCOUS + "0.096 rad",
-    ("start_outside_limit_viscous", "TGS", 240): _PUSH_OUT_VISCOUS + "0.13 rad",
     ("arm_with_gripper.usda", "PGS", 60): _CONTACTS + "max joint error 0.14 rad",
     ("arm_with_gripper.usda", "PGS", 240): _CONTACTS + "max joint error 0.37 rad",
     ("arm_with_gripper.usda", "TGS", 60): _CONTACTS + "max joint error 0.46 rad",

@@ -139,10 +139,9 @@ def test_restitution_combine_as_in_physx(tmp_path):
 @pytest.mark.xfail(
     strict=True,
     reason="PhysX with the Newton schema registered reads the ant's newton:armature = 1, newton:damping (viscous "
-    "joint friction) and newton:contactMargin (as rest offset): it stands at 0.3728 m, usdart at 0.430 m. The "
-    "ankles start outside their limits; the first step pushes them in, and with the viscous friction usdart "
-    "keeps 0.5 rad/s after it where PhysX keeps 0.07 (without newton:damping the two agree to 4e-5 m; reduced "
-    "to a pendulum: test_physx.py start_outside_limit_viscous)",
+    "joint friction) and newton:contactMargin (as rest offset). The fall now agrees to 1e-4 m (the ankles start "
+    "outside their limits: both take back the push-out's velocity), but from the landing (step 41) they part: "
+    "PhysX stands it at 0.3728 m, usdart at 0.3792 m (without newton:damping the two agree to 4e-5 m)",
 )
 def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
     """The converted MuJoCo ant (tests/data/ant_free: capsule legs, a sphere torso overlapping its upper legs,

@@ -215,7 +215,10 @@ def fill_limit(dof_par, k, q, rv):
 def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, resp, off):
     """Hard limit with a Baumgarte bias (position iterations) and a speculative term (reference §4): h the
     row's time step (PGS: dt; TGS: the substep), erp the bias coefficient (PGS: LIMIT_ERP; TGS: 2 / sqrt N),
-    displacement the DOF's motion since the step start (TGS; 0 in PGS)."""
+    displacement the DOF's motion since the step start (TGS; 0 in PGS). In velocity iterations a violated
+    limit's target is no motion: they take back the velocity its push-out added (measured on PhysX: a joint
+    started outside its limit is pushed in by 0.8 of what remains each step in PGS and keeps no velocity, and
+    in TGS keeps none either when viscous joint friction acts)."""
     r = rv[RV_RESPONSE]
     soft = r + rv[RV_CFM]
     lo_err, hi_err = rv[RV_C0] + displacement, rv[RV_C1] - displacement
@@ -224,7 +227,7 @@ def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, r
     delta = 0.0
     if lo_err < 0.0 or lo_err + v * h < 0.0:
         if lo_err < 0.0:
-            target = v if velocity_iteration else -erp * lo_err / h
+            target = 0.0 if velocity_iteration else -erp * lo_err / h
         else:
             target = -lo_err / h
         new = max(lam_lo + (target - v) / soft, 0.0)
@@ -232,7 +235,7 @@ def solve_limit(h, erp, velocity_iteration, displacement, rv, gvel, g, v0, nv, r
         rv[RV_LAMBDA] = new
     elif hi_err < 0.0 or hi_err - v * h < 0.0:
         if hi_err < 0.0:
-            target = v if velocity_iteration else erp * hi_err / h
+            target = 0.0 if velocity_iteration else erp * hi_err / h
         else:
             target = hi_err / h
         new = min(lam_hi + (target - v) / soft, 0.0)
