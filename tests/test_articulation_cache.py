@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pxr import Sdf
 from test_inverse_dynamics_seed import MASS, D, G, pendulum
 
 import usdart
@@ -296,3 +297,38 @@ def test_incoming_joint_force_counts_the_link_forces_of_the_step():
     pend.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE | CacheFlag.VELOCITY)
     assert abs(cache.joint_velocity[0]) < 1e-12
     np.testing.assert_allclose(cache.link_incoming_joint_force[link], 0.0, atol=1e-9)
+
+
+def test_incoming_joint_force_counts_the_contacts_of_the_step(tmp_path):
+    """A link hinged at one end and resting on a support under its centre of mass, at rest: the hinge carries
+    the weight less what the support does (without the contact forces it reported the whole weight m g)."""
+    from builders import body, joint, new_stage, root_api
+    from contact_stages import collider
+
+    stage = new_stage()
+    body(stage, "/World/arm/base", pos=(0, 0, 1))
+    body(stage, "/World/arm/link", pos=(1, 0, 1), mass=1.0)
+    joint(stage, "/World/arm/anchor", None, "/World/arm/base", kind="fixed", lp0=(0, 0, 1))
+    joint(stage, "/World/arm/hinge", "/World/arm/base", "/World/arm/link", axis="Y", lp1=(-1, 0, 0))
+    root_api(stage, "/World/arm")
+    arm = stage.GetPrimAtPath("/World/arm")
+    arm.AddAppliedSchema("PhysxArticulationAPI")  # awake: a sleeping articulation makes no contacts
+    arm.CreateAttribute("physxArticulation:sleepThreshold", Sdf.ValueTypeNames.Float).Set(0.0)
+    collider(stage, "/World/arm/link/box", "box", 0.2)
+    collider(stage, "/World/support", "box", 0.2, pos=(1, 0, 0.8))  # its top at the link box's bottom
+    path = str(tmp_path / "supported.usda")
+    stage.GetRootLayer().Export(path)
+    scene = usdart.load(path)
+    scene.step(120)
+    arm = scene.articulations[0]
+    cache = arm.create_cache()
+    arm.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE | CacheFlag.VELOCITY)
+    assert abs(cache.joint_velocity[0]) < 1e-6  # at rest on the support
+    contacts = scene.contacts(0)
+    on_a = contacts.normal_impulse[:, None] * contacts.normal + contacts.friction_impulse  # on each pair's side A
+    sign = np.where(np.array(contacts.body0) == "/World/arm/link", 1.0, -1.0)
+    support = (sign[:, None] * on_a).sum(axis=0) / scene.time_step
+    assert support[2] > 4.0  # the support carries most of it
+    R = quat_to_matrix(arm.link_transforms()[1, 3:]) @ arm.model.child_frame_rot[1]
+    hinge = R @ cache.link_incoming_joint_force[1, :3]  # world axes
+    np.testing.assert_allclose(hinge + support, [0.0, 0.0, 9.81], atol=1e-6)

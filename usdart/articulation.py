@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .cache import ArticulationCache, CacheFlag
+from .contact_report import link_contact_forces
 from .core import layout as L
 from .core.articulation_model import ArticulationModel, build_articulation_model, structure_key
 from .core.description import AXIS_ORDER, ArticulationDesc
@@ -402,10 +403,11 @@ class Articulation(InverseDynamicsMixin):
     def _last_step(self, cache: ArticulationCache, world: int) -> np.ndarray:
         """The last step's dynamics, replayed by RNEA in the cache's scratch scene from what the step recorded
         (State.*_start): the state it started from, where its dynamics were evaluated, its accelerations
-        (dv/dt) and the link forces it applied, with gravity. Returns the links' COM accelerations (classical,
-        world axes); leaves the joints' transmitted forces in the scratch workspace and the step-start poses
-        in the scratch state. Before a world's first step (or after its reset): the current state held still.
-        Contact and loop-joint impulses on links are not part of it yet."""
+        (dv/dt) and the link forces it applied, contacts' included (usdart.contact_report.link_contact_forces),
+        with gravity. Returns the links' COM accelerations (classical, world axes); leaves the joints'
+        transmitted forces in the scratch workspace and the step-start poses in the scratch state. Before a
+        world's first step (or after its reset): the current state held still. Loop-joint impulses on links are
+        not part of it yet."""
         m, e, t = self.model, self._engine, self._tree
         l0, l1, d0, d1 = (int(x) for x in e.model.trees.tree[t, :4])
         src, dst = e.state, cache._tree_state
@@ -427,6 +429,14 @@ class Articulation(InverseDynamicsMixin):
             dst.qdd[0], dst.root_acc[0], cache._control.link_wrench[0] = 0.0, 0.0, 0.0
         acceleration = np.zeros((m.n_links, 6))
         link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
+        force, moment = link_contact_forces(e, world, l0, l1, e.last_dt) if e.stepped[world] else (None, None)
+        if force is not None and np.any(force):  # at the step-start poses the pass above left
+            rot, pos = dst.link_rot[0], dst.link_pos[0]
+            com = pos + np.einsum("lij,lj->li", rot, m.com)
+            wrench = cache._control.link_wrench[0]
+            wrench[:, :3] += force
+            wrench[:, 3:] += moment - np.cross(com, force)  # about each COM
+            link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
         return acceleration
 
     def _incoming_joint_forces(self, cache: ArticulationCache, out: np.ndarray) -> None:
