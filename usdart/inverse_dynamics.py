@@ -261,9 +261,12 @@ class InverseDynamicsMixin:
         root is left free (its share moves to the joints as in the joint-space mass matrix). PhysX keeps one
         column per loop joint, in impulse units (1/dt), and computes it right only for a single joint
         between a link and the world; usdart's columns are every row, in force per unit force."""
-        K = self._free_root(cache, self._loop_rows(cache).T)
-        cache.coefficient_matrix = finite_result(K, self.root_link, "coefficient matrix")
-        return K.copy()
+        return self._coefficients(cache, self._loop_rows(cache)).copy()
+
+    def _coefficients(self, cache: ArticulationCache, J: np.ndarray) -> np.ndarray:
+        """cache.coefficient_matrix from the loop rows J at the cache's pose (a floating root left free)."""
+        cache.coefficient_matrix = finite_result(self._free_root(cache, J.T), self.root_link, "coefficient matrix")
+        return cache.coefficient_matrix
 
     def compute_lambda(
         self, cache: ArticulationCache, initial_state: ArticulationCache, joint_forces, max_iterations: int = 200
@@ -287,8 +290,8 @@ class InverseDynamicsMixin:
             getattr(cache, name)[:] = getattr(initial_state, name)
         cache.root_angular_velocity[:] = initial_state.root_angular_velocity
         tau = finite_vector(initial_state.joint_force, m.n_dofs, where, "initial_state.joint_force").copy()
-        K = self.compute_coefficient_matrix(cache)
         J = self._loop_rows(cache)
+        K = self._coefficients(cache, J)
         H = self._generalized_mass(cache)
         H[m.n_root :, m.n_root :] += np.diag(m.armature)
         bias = self._rnea(cache, gravity=m.gravity, velocities=True)  # H qdd + bias = applied forces

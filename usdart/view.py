@@ -100,11 +100,12 @@ class ArticulationView:
         if not writable:
             raise UsdartError(f"{self!r}: {name} is read-only")
         arts, worlds = self._select(articulations, worlds)
-        current = self.read(name, arts, worlds)
+        size = sum(np.size(getattr(self._caches[0], n)) for n in attributes)  # writable fields are vectors
+        shape = (len(worlds), len(arts), size)
         try:
-            values = np.broadcast_to(np.asarray(values, dtype=float), current.shape)
+            values = np.broadcast_to(np.asarray(values, dtype=float), shape)
         except (TypeError, ValueError) as error:
-            raise UsdartError(f"{self!r}: {name} takes an array of shape {current.shape}: {error}") from None
+            raise UsdartError(f"{self!r}: {name} takes an array of shape {shape}: {error}") from None
         for i, w in enumerate(worlds):
             for j, a in enumerate(arts):
                 cache, start = self._caches[a], 0

@@ -197,6 +197,38 @@ def _physx_axis_properties(prim, schemas, inst: str):
     return armature, (max_vel if max_vel < FLT_MAX else math.inf), friction, viscous
 
 
+def _newton_axis_properties(prim, schemas, dof: DofDesc, inertia: float, effort: float, unit: float) -> None:
+    """One axis's armature, maximum velocity and friction as UsdPhysics and the Newton schema mean them:
+    PhysxJointAxisAPI:<axis> (when applied) > PhysxJointAPI > NewtonJointAPI, an authored value beating a
+    fallback; newton:damping as a passive joint damping. Stage units in, SI out (factors given)."""
+    inst = dof.usd_instance
+    axis_api = f"PhysxJointAxisAPI:{inst}" in schemas
+    physx = "physxJointAxis:{instance}:" if axis_api else ("physxJoint:" if "PhysxJointAPI" in schemas else None)
+
+    def pick(physx_name, newton_name):
+        """Authored PhysX > authored Newton > applied PhysX schema's fallback > None."""
+        if physx and (value := authored(prim, (physx + physx_name).format(instance=inst))) is not None:
+            return value
+        if (value := authored(prim, newton_name)) is not None:
+            return value
+        return read_physx(prim, physx + physx_name, inst) if physx else None
+
+    if (armature := pick("armature", "newton:armature")) is not None:
+        dof.armature = armature * inertia
+    if (max_vel := pick("maxJointVelocity", "newton:velocityLimit")) is not None:
+        dof.max_velocity = max_vel * unit
+    if axis_api:
+        dof.static_friction = read_physx(prim, "physxJointAxis:{instance}:staticFrictionEffort", inst) * effort
+        dof.dynamic_friction = read_physx(prim, "physxJointAxis:{instance}:dynamicFrictionEffort", inst) * effort
+        dof.viscous_friction = (
+            read_physx(prim, "physxJointAxis:{instance}:viscousFrictionCoefficient", inst) * effort / unit
+        )
+    elif (friction := authored(prim, "newton:friction")) is not None:
+        dof.static_friction = dof.dynamic_friction = friction * effort
+    if (damping := authored(prim, "newton:damping")) is not None:
+        dof.passive_damping = damping * effort / unit
+
+
 def check_articulation_joint(joint: JointDesc) -> None:
     """A joint of an articulation's tree moves along up to three rotational axes or exactly one linear axis
     (PhysX's articulation joints); any D6 may join bodies outside articulations (its locked axes are rows)."""
@@ -285,54 +317,18 @@ def _read_dof_properties(prim, schemas, dof: DofDesc, kind: str, settings: Scene
         dof.position = read_physx(prim, "state:{instance}:physics:position", inst) * unit
         dof.velocity = read_physx(prim, "state:{instance}:physics:velocity", inst) * unit
 
-    axis_api = f"PhysxJointAxisAPI:{inst}" in schemas
-    # PhysxJointAxisAPI:<axis>, when applied, replaces PhysxJointAPI for that axis (as omni.physx reads them);
-    # PhysX itself no longer reads PhysxJointAPI (_warn_joint_api_ignored): only the "newton" semantics does
-    joint_api = "PhysxJointAPI" in schemas and settings.semantics != "physx"
-    physx = None
-    if axis_api:
-        physx = "physxJointAxis:{instance}:"
-    elif joint_api:
-        physx = "physxJoint:"
-
-    newton = settings.semantics == "newton"
-
-    def pick(physx_name, newton_name):
-        """Authored PhysX > authored Newton (newton semantics) > applied PhysX schema's fallback > None."""
-        if physx and (value := authored(prim, (physx + physx_name).format(instance=inst))) is not None:
-            return value
-        if newton and (value := authored(prim, newton_name)) is not None:
-            return value
-        return read_physx(prim, physx + physx_name, inst) if physx else None
-
     if settings.semantics == "physx":
         armature, max_vel, friction, viscous = _physx_axis_properties(prim, schemas, inst)
         dof.armature, dof.max_velocity = armature * inertia, max_vel * unit
         dof.static_friction, dof.dynamic_friction = friction[0] * effort, friction[1] * effort
         dof.viscous_friction = viscous * effort / unit
-    else:
-        armature = pick("armature", "newton:armature")
-        if armature is not None:
-            dof.armature = armature * inertia
-        max_vel = pick("maxJointVelocity", "newton:velocityLimit")
-        if max_vel is not None:
-            dof.max_velocity = max_vel * unit
-    if settings.semantics == "physx":
         # PhysX scales all joint velocities down at the step start when one exceeds a bound it reads from
         # the joint's maxJointVelocity by the DOF's index in the joint, not its axis (reference §2.2, §11):
         # a prismatic DOF (index 0) reads rotX's slot, PhysX's default 100 stage units/s (measured: a slider
         # started at 150 m/s runs at 100, also with 120 authored; 0.5 authored is honoured by its own row)
         dof.scaling_cap = PHYSX_DEFAULT_JOINT_VELOCITY * unit if not angular else dof.max_velocity
-    if newton and axis_api:
-        dof.static_friction = read_physx(prim, "physxJointAxis:{instance}:staticFrictionEffort", inst) * effort
-        dof.dynamic_friction = read_physx(prim, "physxJointAxis:{instance}:dynamicFrictionEffort", inst) * effort
-        dof.viscous_friction = (
-            read_physx(prim, "physxJointAxis:{instance}:viscousFrictionCoefficient", inst) * effort / unit
-        )
-    elif newton and (friction := authored(prim, "newton:friction")) is not None:
-        dof.static_friction = dof.dynamic_friction = friction * effort
-    if newton and (damping := authored(prim, "newton:damping")) is not None:
-        dof.passive_damping = damping * effort / unit
+    else:
+        _newton_axis_properties(prim, schemas, dof, inertia, effort, unit)
     if dof.dynamic_friction > dof.static_friction:
         warnings.append(f"{prim.GetPath()}: dynamic friction effort exceeds static friction effort on {inst}")
 
