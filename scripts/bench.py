@@ -27,6 +27,10 @@ states (usdart: prange over the worlds; Pinocchio: a Python loop over its calls)
 Scale: one step of a 2000-link star (one root, 1999 revolute children), and of a 200-link one (the time
 should grow linearly with the links).
 
+Sweeps (the arm sample with joint1 driven to -60 degrees, 2 s per run): runs per second of a 256-run
+`usdart sweep` (a 16 x 16 stiffness x damping grid of joint1) with 1 and 2 local workers, cluster start-up
+included, next to the same runs as separate `usdart simulate` processes (8 of them timed; the rate per run).
+
 Write-back (a 20-link chain with drives): 1000 output frames at 60 fps are 16.7 s of motion, 16667 steps
 at 1 kHz; the time to record the frames and write them as USD time samples next to the time to simulate.
 """
@@ -436,6 +440,47 @@ def bench_writeback(frames: int = 1000, rate: float = 1000.0, fps: float = 60.0)
     return out
 
 
+def bench_sweep(processes: int = 8) -> list[tuple[str, float]]:
+    """Runs per second: a 256-run sweep with 1 and 2 workers, and separate `usdart simulate` processes."""
+    from pxr import Sdf, Usd
+
+    joint = "/World/robot/joints/joint1"
+    stiffness = np.geomspace(20, 2000, 16)
+    damping = np.geomspace(0.5, 50, 16)
+    sets = [
+        f"{joint}.drive:angular:physics:stiffness=" + ",".join(f"{v:.6g}" for v in stiffness),
+        f"{joint}.drive:angular:physics:damping=" + ",".join(f"{v:.6g}" for v in damping),
+    ]
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        stage = Usd.Stage.Open(str(ARM))
+        stage.GetPrimAtPath(joint).GetAttribute("drive:angular:physics:targetPosition").Set(-60.0)
+        turning = os.path.join(folder, "turning.usda")
+        stage.GetRootLayer().Export(turning)
+        stage.GetRootLayer().Reload()  # the sample's layer as on disk again
+        for workers in (1, 2):
+            t0 = time.perf_counter()
+            table = usdart.sweep(turning, os.path.join(folder, f"sweep{workers}"), set=sets, workers=workers)
+            seconds = time.perf_counter() - t0
+            assert list(table["status"]) == ["ok"] * 256
+            rows.append((f"256-run sweep, {workers} worker{'s' if workers > 1 else ''}", 256 / seconds))
+        usdart_cli = [sys.executable, "-c", "import sys; from usdart.app.cli import main; sys.exit(main())"]
+        cache = os.environ.get("NUMBA_CACHE_DIR", os.path.join(folder, "numba"))
+        total = 0.0
+        for k in range(processes):
+            layer = Sdf.Layer.OpenAsAnonymous(turning)
+            edited = Usd.Stage.Open(layer)
+            edited.GetPrimAtPath(joint).GetAttribute("drive:angular:physics:stiffness").Set(float(stiffness[k]))
+            path = os.path.join(folder, f"run{k}.usda")
+            layer.Export(path)
+            command = [*usdart_cli, "simulate", path, "-o", os.path.join(folder, f"out{k}.usda"), "--quiet"]
+            if k == 0:
+                timed_process(command, cache, ROOT)  # fills the numba cache: not counted
+            total += timed_process(command, cache, ROOT)
+        rows.append((f"separate usdart simulate processes ({processes} timed)", processes / total))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worlds", type=int, default=4096)
@@ -466,6 +511,9 @@ def main() -> None:
     print(f"{'scale':52s} {'ms':>10s}")
     for name, seconds in bench_star():
         print(f"{name:52s} {seconds * 1e3:10.3f}")
+    print(f"{'sweep throughput, arm sample, 2 s runs':52s} {'runs/s':>10s}")
+    for name, rate in bench_sweep():
+        print(f"{name:52s} {rate:10.2f}")
     wb = bench_writeback()
     print(f"{'20-link chain: 1000 frames at 60 fps':52s} {'write ms':>10s} {'sim ms':>10s} {'ratio':>7s}")
     for ext in ("usda", "usdc"):

@@ -12,7 +12,10 @@ from .errors import PhysicsImportError, SimulationDiverged, StageError, UsdartEr
 # a moment to import (the command line guards Ctrl-C before it does)
 _LAZY = {
     "load": ".scene",
+    "load_batch": ".scene",
+    "batch": ".scene",
     "Scene": ".scene",
+    "sweep": ".app.sweep",
     "simulate": ".app.simulation",
     "Recorder": ".app.simulation",
     "Articulation": ".articulation",
@@ -34,6 +37,9 @@ def __getattr__(name: str):
 
 __all__ = [
     "load",
+    "load_batch",
+    "batch",
+    "sweep",
     "Scene",
     "Articulation",
     "ArticulationCache",

@@ -15,7 +15,7 @@ import numpy as np
 from .core.articulation_model import ArticulationModel, structure_key
 from .core.kernels.box import box
 from .core.layout import JOINT_FORCE_KINDS
-from .core.model import Model
+from .core.model import Model, batch_model
 from .core.state import tree_view, workspace, zeros_control, zeros_state
 
 
@@ -97,7 +97,7 @@ class ArticulationCache:
         self._control = zeros_control(solo_model, 1)
         self._tree_state = tree_view(solo_model, self._state, 0)
         self._work = workspace(solo_model, 1, articulated=True)
-        self._box = box((solo_model, self._state, self._control, self._work))
+        self._box = box((batch_model(solo_model, 1), self._state, self._control, self._work))
         self.released = False  # release() frees the arrays; a released cache is refused
 
     @property

@@ -8,14 +8,14 @@ import os
 import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
 
-from . import topology
+from . import parameters, topology
 from .articulation import Articulation, divergence_error
 from .contact_report import Contacts, contact_report
 from .core import layout as L
 from .core.articulation_model import build_articulation_model, locked_axes
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
-from .core.model import build_model, closed_trees, constraint_joint
+from .core.model import build_model, closed_trees, constraint_joint, parameter_tables, structure_difference
 from .core.shapes import build_shapes, shape_colliders
 from .core.state import set_initial_state, zeros_control, zeros_state
 from .errors import UsdartError
@@ -71,6 +71,7 @@ class Scene:
         n_art = len(description.articulations)
         self.articulations = members[:n_art]
         self._free = dict(zip(free_paths, members[n_art:]))
+        self._initial = None  # each world's own start when the worlds came from different stages (batch)
         self.integrator = integrator
         self.solver = description.settings.solver
         self.external_forces_every_iteration = description.settings.external_forces_every_iteration
@@ -161,6 +162,26 @@ class Scene:
             raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
         return contact_report(self._engine, self._colliders, int(world))
 
+    def _adopt_world(self, w: int, other: Scene) -> None:
+        """World w becomes `other`'s world 0: its parameters (every float table of its model), its initial
+        state and its drive targets. `other` must have this scene's structure (see `batch`)."""
+        source = other.stage.GetRootLayer().identifier
+        difference = _batch_difference(self, other)
+        if difference:
+            raise UsdartError(f"{source}: cannot be world {w} of a batch with {self._source}: {difference}")
+        mine, theirs = self._engine, other._engine
+        for table, value in zip(parameter_tables(mine.batched), parameter_tables(theirs.batched)):
+            table[w] = value[0]
+        for table, value in zip(mine.state, theirs.state):
+            table[w] = value[0]
+        for table, value in zip(mine.control[:4], theirs.control[:4]):  # not tree_settings (shared)
+            table[w] = value[0]
+        mine.update_poses(w)
+
+    @property
+    def _source(self) -> str:
+        return self.stage.GetRootLayer().identifier
+
     def _write_initial_state(self, state, control) -> None:
         """Every tree's authored initial state (poses, joint states, velocities, drive targets) into every
         world of `state` and `control`."""
@@ -205,15 +226,17 @@ class Scene:
         if world is not None and not 0 <= world < self.worlds:
             raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
         engine = self._engine
-        model = engine.model
-        state, control = zeros_state(model, 1), zeros_control(model, 1)
-        self._write_initial_state(state, control)
+        if self._initial is None:
+            state, control = zeros_state(engine.model, 1), zeros_control(engine.model, 1)
+            self._write_initial_state(state, control)
+        else:
+            state, control = self._initial
         worlds = range(self.worlds) if world is None else [int(world)]
         for w in worlds:
             for target, fresh in zip(engine.state, state):
-                target[w] = fresh[0]
+                target[w] = fresh[w if self._initial else 0]
             for target, fresh in zip(engine.control[:4], control[:4]):  # not tree_settings
-                target[w] = fresh[0]
+                target[w] = fresh[w if self._initial else 0]
             engine.clear(w)
             engine.work.contact_count[w, : L.CC_STEP] = 0  # its last step's contacts are gone (the count goes on)
             engine.update_poses(w)
@@ -255,6 +278,21 @@ class Scene:
                 art.set_drive_target(dof, position, velocity, world)
                 return
         raise UsdartError(f"{dof}: not a DOF of any articulation on this stage")
+
+    def set_parameter(self, path: str, name: str, values) -> None:
+        """One value per world (or one for all) of a parameter, SI units with radians:
+        - on a joint (its path, or one DOF's name): "stiffness", "damping", "max_force" (its drive),
+          "static_friction", "dynamic_friction", "viscous_friction", "armature", "target_position",
+          "target_velocity"; shape (worlds,) for a one-DOF joint, (worlds, DOFs) otherwise;
+        - on a link or free body: "mass" (centre of mass kept, inertia scaled with it);
+        - "gravity" (path ignored, e.g. the physics scene's): shape (worlds, 3).
+        Values are checked (shape, finite, range) and the error names the prim. The articulation cache's
+        dynamics functions and the articulations' read-only properties keep the stage's values."""
+        parameters.set_parameter(self, path, name, values)
+
+    def parameter(self, path: str, name: str) -> np.ndarray:
+        """Every world's value of a parameter set_parameter takes (a copy)."""
+        return parameters.parameter(self, path, name)
 
     def free_body(self, path: str) -> Articulation:
         """The one-link floating articulation that simulates a free rigid body: its `state` holds the body's
@@ -320,7 +358,10 @@ class Scene:
         rebuild the scene in place: what still exists keeps its state in every world (bit for bit where its
         DOFs are unchanged), new articulations and bodies start as authored, removed ones are gone (see
         usdart.topology). Time, time step, integrator, solver, contacts, momentum and divergence settings stay;
-        `articulations` and `free_body()` give new objects."""
+        `articulations` and `free_body()` give new objects. Per-world parameters go back to the stage's.
+        A scene batched from several stages (`batch`) has no one stage to re-read and refuses."""
+        if self._initial is not None:
+            raise UsdartError(f"{self._source}: a scene batched from several stages cannot re-read its stage")
         saved = topology.save([*self.articulations, *self._free.values()])
         kept = dict(
             time=self.time,
@@ -422,6 +463,49 @@ def load(source, worlds: int = 1, integrator: str = "euler", strict: bool = Fals
         raise UsdartError(f"unknown semantics {semantics!r} (use 'physx' or 'newton')")
     stage, description = read_stage(source, strict=strict, semantics=semantics)
     return Scene(stage, description, int(worlds), integrator)
+
+
+def batch(scenes: list[Scene]) -> Scene:
+    """One scene whose world k is scenes[k] (each a one-world scene of the same structure: the same
+    articulations, joints, DOFs, rows and shapes, the same time step and settings; parameters, joint frames,
+    masses, gravity and initial states may differ). Stepping it gives each world exactly the motion its
+    scene alone would have. Raises UsdartError naming the first stage that does not fit."""
+    if not scenes:
+        raise UsdartError("batch needs at least one scene")
+    first = scenes[0]
+    if any(s.worlds != 1 for s in scenes):
+        raise UsdartError("batch takes one-world scenes (load each stage with worlds=1)")
+    out = Scene(first.stage, first.description, len(scenes), first.integrator)
+    out.solver, out.time_step = first.solver, first.time_step
+    out.external_forces_every_iteration = first.external_forces_every_iteration
+    for w, scene in enumerate(scenes[1:], 1):
+        out._adopt_world(w, scene)
+    out._initial = tuple(type(r)(*(a.copy() for a in r)) for r in (out._engine.state, out._engine.control))
+    return out
+
+
+def load_batch(sources, integrator: str = "euler", strict: bool = False, semantics: str = "physx") -> Scene:
+    """Import several stages of one structure as the worlds of one scene (see `batch`)."""
+    return batch([load(s, 1, integrator, strict, semantics) for s in sources])
+
+
+def _batch_difference(scene: Scene, other: Scene) -> str | None:
+    """Why `other` cannot be a world of `scene`'s batch (None when it can)."""
+    pairs = (
+        ("articulations", [a.root_link for a in scene.articulations], [a.root_link for a in other.articulations]),
+        ("DOFs", [a.dof_names for a in scene.articulations], [a.dof_names for a in other.articulations]),
+        ("free bodies", scene.free_bodies, other.free_bodies),
+        ("time step", scene.time_step, other.time_step),
+        ("solver", scene.solver, other.solver),
+        ("integrator", scene.integrator, other.integrator),
+    )
+    for what, mine, theirs in pairs:
+        if mine != theirs:
+            return f"its {what} differ ({theirs} against {mine})"
+    settings = scene._engine.control.tree_settings, other._engine.control.tree_settings
+    if not np.array_equal(*settings, equal_nan=True):
+        return "its articulation settings differ (sleep threshold, solver, momentum or divergence settings)"
+    return structure_difference(scene._engine.model, other._engine.model)
 
 
 def _single_body(body) -> ArticulationDesc:

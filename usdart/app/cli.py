@@ -454,6 +454,94 @@ def plot(stage, output, pattern):
 
 @main.command()
 @_STAGE
+@click.option(
+    "-o", "--output", "out_dir", required=True, type=click.Path(), help="Folder for runs.parquet (and stages/)."
+)
+@click.option(
+    "--set", "sets", multiple=True, metavar="PRIM.ATTR=v1,v2,...", help="Values of a USD attribute (a grid axis)."
+)
+@click.option(
+    "--random",
+    "randoms",
+    multiple=True,
+    metavar="PRIM.ATTR=uniform(a,b)",
+    help="Draws per run: uniform, normal, loguniform.",
+)
+@click.option("--samples", type=int, default=0, help="Random draws per grid point (with --random).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random draws.")
+@click.option(
+    "--variant", "variants", multiple=True, metavar="PRIM:SET=a,b,...", help="Variant selections (a grid axis)."
+)
+@click.option("--duration", type=float, help="Seconds per run (default: the stage's time range, else 2 s).")
+@click.option("--scheduler", metavar="ADDRESS", help="A running Dask scheduler (default: a local cluster).")
+@click.option("--workers", type=int, help="Worker processes of the local cluster (default: cores, at most 4).")
+@click.option("--batch", type=int, default=32, show_default=True, help="Runs per task (simulated as one batch).")
+@click.option("--save-stages", is_flag=True, help="Also write each run's motion as stages/<run_id>.usda.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
+@_friendly_errors
+def sweep(
+    stage, out_dir, sets, randoms, samples, seed, variants, duration, scheduler, workers, batch, save_stages, quiet
+):
+    """Simulate STAGE for every combination of --set values and --variant selections (and --samples random
+    draws of each --random attribute), spread over a Dask cluster; one row per run in OUT/runs.parquet.
+    Resumable: the same command again runs only what is missing."""
+    from .sweep import sweep as run_sweep
+
+    table = run_sweep(
+        stage,
+        out_dir,
+        sets,
+        randoms,
+        samples,
+        seed,
+        variants,
+        duration,
+        scheduler,
+        workers,
+        save_stages,
+        batch,
+        progress=not quiet,
+    )
+    statuses = list(table["status"])
+    failed = [s for s in statuses if s != "ok"]
+    if not quiet:
+        click.echo(f"{len(statuses) - len(failed)} of {len(statuses)} runs ok; table in {out_dir}")
+        for status in sorted(set(failed))[:5]:
+            click.echo(f"  {status}", err=True)
+
+
+@main.command()
+@_STAGE
+@click.option("-o", "--output", required=True, type=click.Path(), help="Video to write: .mp4 (H.264) or .gif.")
+@click.option("--fps", type=float, help="Frames per second of stage time (default: the stage's time samples).")
+@click.option("--size", default="640x480", show_default=True, metavar="WxH", help="Frame size in pixels.")
+@click.option(
+    "--max-frames",
+    type=int,
+    default=300,
+    show_default=True,
+    help="Beyond this many frames keep every k-th (the video still plays in real time).",
+)
+@_friendly_errors
+def preview(stage, output, fps, size, max_frames):
+    """Draw STAGE's motion (a simulate output) into a video or GIF that any browser plays, without usdview.
+
+    Colliders (or, for bodies without colliders, their visible gprims) from a fixed camera framing the whole
+    motion; written atomically."""
+    from .output_files import refuse_input_layer, writable_target
+    from .preview import parse_size, render_preview
+
+    refuse_input_layer(writable_target(output), stage)
+    summary = render_preview(stage, output, fps=fps, size=parse_size(size), max_frames=max_frames)
+    width, height = summary["size"]
+    click.echo(
+        f"wrote {summary['output']} ({summary['frames']} frames at {summary['fps']:.4g} fps, "
+        f"{summary['seconds']:.4g} s of stage time, {width}x{height})"
+    )
+
+
+@main.command()
+@_STAGE
 @_STRICT
 @_SEMANTICS
 @_friendly_errors

@@ -79,17 +79,24 @@ class Recorder:
     """
 
     def __init__(
-        self, scene: Scene, fps: float | None = None, articulations=None, free_bodies: bool = True, world: int = 0
+        self,
+        scene: Scene,
+        fps: float | None = None,
+        articulations=None,
+        free_bodies: bool = True,
+        world: int = 0,
+        stage: Usd.Stage | None = None,
     ):
         self.scene = scene
-        stage_rate = stage_frame_rate(scene.stage)  # checked even with `fps`: the output sublayers the input
+        self.stage = stage or scene.stage  # what the frames are written against (a batch: that world's stage)
+        stage_rate = stage_frame_rate(self.stage)  # checked even with `fps`: the output sublayers the input
         self.fps = float(fps) if fps is not None else stage_rate or DEFAULT_FPS
         if not (math.isfinite(self.fps) and self.fps > 0):
             raise UsdartError(f"frame rate must be a positive number of frames per second, got {fps}")
         if not 0 <= world < scene.worlds:
             raise UsdartError(f"world {world} does not exist (the scene has {scene.worlds})")
         self.world = int(world)
-        start, tcps = stage_clock(scene.stage)
+        start, tcps = stage_clock(self.stage)
         self.start_time_code = start / tcps * self.fps
         if articulations:
             chosen = [scene.articulation(p) for p in articulations]
@@ -174,15 +181,15 @@ class Recorder:
         """The recorded frames as an anonymous layer of overs (sublayering `sublayer` when given)."""
         if not self._time_codes:
             raise UsdartError("no frames recorded")
-        layer = new_layer(self.scene.stage, self.fps, self._time_codes[0], self._time_codes[-1], sublayer)
-        write(layer, self.scene.stage, self._time_codes, self._bodies(), self._dofs())
+        layer = new_layer(self.stage, self.fps, self._time_codes[0], self._time_codes[-1], sublayer)
+        write(layer, self.stage, self._time_codes, self._bodies(), self._dofs())
         return layer
 
     def save(self, path, flatten: bool = False) -> str:
         """Write the frames to `path` (format from its extension): overs that sublayer the input file by
         relative path, or with `flatten` one self-contained stage. Atomic; returns the absolute path."""
-        target = check_output(path, self.scene.stage)
-        source = self.scene.stage.GetRootLayer()
+        target = check_output(path, self.stage)
+        source = self.stage.GetRootLayer()
         if flatten:
             overs = self.layer(source.identifier)
             layer = Usd.Stage.Open(overs).Flatten()
@@ -248,7 +255,7 @@ def frame_step(frame: int, steps: int, dt: float, fps: float) -> int:
     return min(steps, int(math.floor(frame / fps / dt + 0.5)))
 
 
-def _step_count(scene: Scene, duration, steps) -> int:
+def step_count(scene: Scene, duration, steps) -> int:
     if duration is not None and steps is not None:
         raise UsdartError("give a duration or a number of steps, not both")
     if steps is not None:
@@ -343,13 +350,13 @@ def simulate(
             raise UsdartError(f"rate must be a positive number of steps per second, got {rate}")
         scene.time_step = 1.0 / rate
     recorder = Recorder(scene, fps=fps, articulations=articulations)
-    total = _step_count(scene, duration, steps)
+    total = step_count(scene, duration, steps)
     given = duration is not None or steps is not None
     check_run_size(scene, recorder, total, length_given=given, fps_given=fps is not None)
     controls = StageControls(scene)
     bar = _Progress(total, enabled=progress)
     try:
-        _run(scene, controls, recorder, total, bar)
+        run_frames(scene, controls, [recorder], total, bar)
     finally:
         bar.close()
     written = recorder.save(output, flatten) if output is not None else None
@@ -372,31 +379,37 @@ def require_something_to_simulate(scene: Scene) -> None:
         raise UsdartError(f"{stage_file(scene.stage)}: nothing to simulate (no articulation and no dynamic rigid body)")
 
 
-def _run(scene: Scene, controls: StageControls, recorder: Recorder, total: int, bar) -> None:
-    dt, fps, done = scene.time_step, recorder.fps, 0
+def run_frames(scene: Scene, controls: StageControls, recorders: list[Recorder], total: int, bar, on_step=None) -> None:
+    """Step `total` steps, the recorders (of one frame rate) taking a frame at every frame time; `on_step`
+    (optional) is called after every step (the steps are then taken one call at a time: the same motion)."""
+    dt, fps, done = scene.time_step, recorders[0].fps, 0
     for frame in range(frame_count(total, dt, fps)):
-        _advance(scene, controls, done, frame_step(frame, total, dt, fps))
+        _advance(scene, controls, done, frame_step(frame, total, dt, fps), on_step)
         done = frame_step(frame, total, dt, fps)
         if not controls.empty:
             controls.apply(done * dt)  # targets, and prescribed joint states exactly at the frame
-        recorder.record(frame / fps)
+        for recorder in recorders:
+            recorder.record(frame / fps)
         bar.update(done)
-    _advance(scene, controls, done, total)
+    _advance(scene, controls, done, total, on_step)
     bar.update(total)
 
 
-def _advance(scene: Scene, controls: StageControls, done: int, until: int) -> None:
+def _advance(scene: Scene, controls: StageControls, done: int, until: int, on_step=None) -> None:
     """Step from step `done` to step `until`; with sampled controls one step at a time, each with the
     controls at its start time."""
     if until <= done:
         return
-    if controls.empty:
+    if controls.empty and on_step is None:
         scene.step(until - done)
         return
-    table = controls.table(scene.time_step * np.arange(done, until))
+    table = None if controls.empty else controls.table(scene.time_step * np.arange(done, until))
     for row in range(until - done):
-        controls.apply_row(table, row)
+        if table is not None:
+            controls.apply_row(table, row)
         scene.step(1)
+        if on_step is not None:
+            on_step()
 
 
 class _Progress:

@@ -22,7 +22,8 @@ import numpy as np
 from . import layout as L
 from .kernels import entry
 from .kernels.box import box
-from .model import Model
+from .kernels.world import world_model
+from .model import Model, batch_model
 from .state import CONTACTS_PER_SHAPE, workspace, zeros_control, zeros_state
 
 
@@ -43,14 +44,15 @@ class Engine:
     """The records of one scene model for N worlds, boxed for the kernels."""
 
     def __init__(self, model: Model, worlds: int):
-        self.model = model
         self.worlds = int(worlds)
+        self.batched = batch_model(model, self.worlds)  # every world's parameters (float tables per world)
+        self.model = world_model.py_func(self.batched, 0)  # world 0's: views into `batched`
         self.state = zeros_state(model, self.worlds)
         self.control = zeros_control(model, self.worlds)
         self.contacts_per_shape = CONTACTS_PER_SHAPE
         self.work = workspace(model, self.worlds)
         self.rk4 = False
-        self._box = box((model, self.state, self.control, self.work))
+        self._box = box((self.batched, self.state, self.control, self.work))
         self._threads: ThreadPoolExecutor | None = None
         self._thread_count = 0
         self.time = 0.0  # simulated seconds (the scene's clock; divergence times count from it)
@@ -74,7 +76,7 @@ class Engine:
         self.work = workspace(self.model, self.worlds, articulated, self.contacts_per_shape)
         for name in ("diverged", "shape_order", "contact_count", "contact_touched"):
             getattr(self.work, name)[:] = getattr(old, name)
-        self._box = box((self.model, self.state, self.control, self.work))
+        self._box = box((self.batched, self.state, self.control, self.work))
 
     def _room_for_contacts(self) -> None:
         """After a step that found more contact points than the workspace holds (those beyond were left out
@@ -216,13 +218,14 @@ class Engine:
         entry.update_poses(self._box, int(world))
 
     def measure_rest_lengths(self) -> None:
-        """Spatial sub-tendons without an authored rest length keep the length they start with (world 0).
-        Part of building the model: runs once, before the first step."""
-        c = self.model.couplings
-        pos, rot = self.state.link_pos[0], self.state.link_rot[0]
-        for s in np.flatnonzero(np.isnan(c.spatial_par[:, L.TP_REST])):
-            ids = range(c.spatial_start[s], c.spatial_start[s + 1])
-            points = [pos[c.spatial_link[p]] + rot[c.spatial_link[p]] @ c.spatial_point[p] for p in ids]
-            c.spatial_par[s, L.TP_REST] = c.spatial_par[s, L.TP_OFFSET] + sum(
-                c.spatial_gearing[p] * np.linalg.norm(points[i] - points[i + 1]) for i, p in enumerate(list(ids)[1:])
-            )
+        """Spatial sub-tendons without an authored rest length keep the length they start with (in each
+        world). Part of building the model: runs once, before the first step."""
+        c = self.batched.couplings
+        for w in range(self.worlds):
+            pos, rot = self.state.link_pos[w], self.state.link_rot[w]
+            for s in np.flatnonzero(np.isnan(c.spatial_par[w, :, L.TP_REST])):
+                ids = list(range(c.spatial_start[s], c.spatial_start[s + 1]))
+                points = [pos[c.spatial_link[p]] + rot[c.spatial_link[p]] @ c.spatial_point[w, p] for p in ids]
+                c.spatial_par[w, s, L.TP_REST] = c.spatial_par[w, s, L.TP_OFFSET] + sum(
+                    c.spatial_gearing[w, p] * np.linalg.norm(points[i] - points[i + 1]) for i, p in enumerate(ids[1:])
+                )

@@ -249,6 +249,48 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
     )
 
 
+def batch_model(model: Model, worlds: int) -> Model:
+    """The model with a leading world axis on every float table (every world starts with the same
+    parameters; usdart.core.kernels.world.world_model slices one world back out). Integer tables, the
+    structure every world shares, stay as they are."""
+
+    def batched(value):
+        if isinstance(value, tuple):
+            return type(value)(*(batched(v) for v in value))
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            return np.repeat(value[None], worlds, axis=0)
+        return value
+
+    return batched(model)
+
+
+def parameter_tables(model: Model) -> list[np.ndarray]:
+    """The model's float tables in a fixed order (of a batched model: each with its world axis)."""
+    if isinstance(model, np.ndarray):
+        return [model] if model.dtype.kind == "f" else []
+    if isinstance(model, tuple):
+        return [table for value in model for table in parameter_tables(value)]
+    return []
+
+
+def structure_difference(a: Model, b: Model, prefix: str = "model") -> str | None:
+    """Where two models differ in structure (an integer table, a table's shape, a count), or None when
+    they differ at most in their float parameters: then one batched model can hold both as two worlds."""
+    if isinstance(a, tuple):
+        for name, x, y in zip(a._fields, a, b):
+            found = structure_difference(x, y, f"{prefix}.{name}")
+            if found:
+                return found
+        return None
+    if isinstance(a, np.ndarray):
+        if a.shape != b.shape:
+            return f"{prefix} has shape {b.shape}, not {a.shape}"
+        if a.dtype.kind != "f" and not np.array_equal(a, b):
+            return f"{prefix} differs"
+        return None
+    return None if a == b else f"{prefix} is {b}, not {a}"
+
+
 def closed_trees(model: Model) -> np.ndarray:
     """Per tree, whether only internal forces join its links: a floating tree of several links that no
     joint ties to the world or to another tree (its momentum changes only by gravity and link forces)."""

@@ -45,6 +45,7 @@ from .kinematics import com_accelerations, com_velocities, link_velocities, pose
 from .rnea import rnea
 from .step import posed_state, remember_posed, step_world, step_world_rk4, world_poses
 from .tree_factor import to_dense
+from .world import world_model
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -72,13 +73,13 @@ def _refresh_poses(m, st, ws, w):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
+def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _refresh_poses(m, st, ws, w)
+        _refresh_poses(world_model(bm, w), st, ws, w)
     diverged = 0
     for s in range(steps):
         for w in range(w0, w1):
-            if ws.diverged[w, DV_STEP] == 0 and step_world(m, st, ctl, ws, w, dt, only_island):
+            if ws.diverged[w, DV_STEP] == 0 and step_world(world_model(bm, w), st, ctl, ws, w, dt, only_island):
                 ws.diverged[w, DV_STEP] = s + 1
                 diverged += 1
         if diverged == w1 - w0:
@@ -89,13 +90,13 @@ def _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps):
+def _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _refresh_poses(m, st, ws, w)
+        _refresh_poses(world_model(bm, w), st, ws, w)
     diverged = 0
     for s in range(steps):
         for w in range(w0, w1):
-            if ws.diverged[w, DV_STEP] == 0 and step_world_rk4(m, st, ctl, ws, w, dt, only_island):
+            if ws.diverged[w, DV_STEP] == 0 and step_world_rk4(world_model(bm, w), st, ctl, ws, w, dt, only_island):
                 ws.diverged[w, DV_STEP] = s + 1
                 diverged += 1
         if diverged == w1 - w0:
@@ -113,20 +114,20 @@ def step(b, w0, w1, only_island, dt, steps):
     Returns how many of the worlds diverged (usdart.core.layout.DIVERGENCE_SPEED): such a world stops
     at the step whose new state failed the guard, with that step (1-based) and the first failing tree in
     ws.diverged[w]; a world whose entry is already set is not stepped."""
-    m, st, ctl, ws = b.value
-    return _step_euler(m, st, ctl, ws, w0, w1, only_island, dt, steps)
+    bm, st, ctl, ws = b.value
+    return _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def step_rk4(b, w0, w1, only_island, dt, steps):
-    m, st, ctl, ws = b.value
-    return _step_rk4(m, st, ctl, ws, w0, w1, only_island, dt, steps)
+    bm, st, ctl, ws = b.value
+    return _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
 @njit(cache=True, error_model="numpy")
 def update_poses(b, w):
-    m, st, _, ws = b.value
-    _poses(m, st, ws, w)
+    bm, st, _, ws = b.value
+    _poses(world_model(bm, w), st, ws, w)
 
 
 # ---- dynamics of one tree ------------------------------------------------------------------------------------
@@ -200,7 +201,8 @@ def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale,
 def inverse_dynamics(b, t, w, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out):
     """out[v] = M acc_scale [root_acc; qdd] + h(q, vel_scale qd) - J^T wrench (gravity `gravity`), world 0.
     qdd: (n_dofs,), root_acc: (6,), wrench: (n_links, 6), out: (n_v,)."""
-    m, st, _, ws = b.value
+    bm, st, _, ws = b.value
+    m = world_model(bm, w)
     _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out)
 
 
@@ -248,7 +250,8 @@ def _mass_matrix(m, st, ws, w, t, with_armature, out):
 @njit(cache=True, error_model="numpy")
 def mass_matrix(b, t, w, with_armature, out):
     """out (n_v, n_v) = tree t's mass matrix (root block first when floating), world 0."""
-    m, st, _, ws = b.value
+    bm, st, _, ws = b.value
+    m = world_model(bm, w)
     _mass_matrix(m, st, ws, w, t, with_armature, out)
 
 
@@ -298,14 +301,16 @@ def _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out):
 def forward_dynamics(b, t, w, tau, wrench, gravity, out):
     """out[v] = accelerations under joint forces tau (n_dofs,), gravity and optional link wrenches, world 0
     (the workspace needs the articulated-body arrays)."""
-    m, st, _, ws = b.value
+    bm, st, _, ws = b.value
+    m = world_model(bm, w)
     _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out)
 
 
 @njit(cache=True, error_model="numpy")
 def jacobians(b, t, w, at_com, out):
     """out (6 x links, n_v): link Jacobians of tree t at the state of world 0."""
-    m, st, _, ws = b.value
+    bm, st, _, ws = b.value
+    m = world_model(bm, w)
     _jacobians(m, st, ws, w, t, at_com, out)
 
 
@@ -336,7 +341,8 @@ def _jacobians(m, st, ws, w, t, at_com, out):
 @njit(cache=True, error_model="numpy")
 def centroidal(b, t, w, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
     """A (6, n_v) and bias (6,) of floating tree t at the state of world w (*_zero: zero inputs)."""
-    m, st, _, ws = b.value
+    bm, st, _, ws = b.value
+    m = world_model(bm, w)
     _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias)
 
 
@@ -381,8 +387,8 @@ def _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero,
 def link_motion(b, t, w, rnea_out, velocity_out, acceleration_out):
     """Link COM velocities and classical accelerations of tree t in world w at the state's last
     accelerations; leaves the transmitted joint forces (gravity and link forces included) in the workspace."""
-    m, st, ctl, ws = b.value
-    _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
+    bm, st, ctl, ws = b.value
+    _link_motion(world_model(bm, w), st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -402,8 +408,8 @@ def joint_solver_forces(b, t, w, dt, out):
     """out[kind, k]: the force the solver's rows of each kind (usdart.core.layout.JOINT_FORCE_KINDS) applied
     along tree t's k-th DOF over world w's last step of dt seconds: each row's accumulated impulse over dt
     (PhysX's joint solver forces, recorded by the solve itself)."""
-    m, _, _, ws = b.value
-    _joint_solver_forces(m.trees.tree, m.couplings.row, m.dofs.dof, ws.row_value[w], ws.jac[w], t, dt, out)
+    bm, _, _, ws = b.value
+    _joint_solver_forces(bm.trees.tree, bm.couplings.row, bm.dofs.dof, ws.row_value[w], ws.jac[w], t, dt, out)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -429,22 +435,25 @@ def _joint_solver_forces(tree, row, dof, row_value, jac, t, dt, out):
 @njit(cache=True, error_model="numpy", parallel=True)
 def inverse_dynamics_all(b, t, qdd, root_acc, wrench, gravity, out):
     for i in prange(b.value[1].q.shape[0]):
-        m, st, _, ws = b.value
+        bm, st, _, ws = b.value
         w = np.int64(i)
+        m = world_model(bm, w)
         _rnea(m, st, ws, w, t, qdd[w], root_acc[w], 1.0, wrench[w], gravity, 1.0, out[w])
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def mass_matrix_all(b, t, with_armature, out):
     for i in prange(b.value[1].q.shape[0]):
-        m, st, _, ws = b.value
+        bm, st, _, ws = b.value
         w = np.int64(i)
+        m = world_model(bm, w)
         _mass_matrix(m, st, ws, w, t, with_armature, out[w])
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def forward_dynamics_all(b, t, tau, wrench, gravity, out):
     for i in prange(b.value[1].q.shape[0]):
-        m, st, _, ws = b.value
+        bm, st, _, ws = b.value
         w = np.int64(i)
+        m = world_model(bm, w)
         _forward_dynamics(m, st, ws, w, t, tau[w], wrench[w], gravity, out[w])
