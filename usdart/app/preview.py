@@ -267,6 +267,14 @@ def _get(prim, name, default):
     return default if value is None else value
 
 
+def _radii(prim, two_radius_type, default: float) -> tuple[float, float]:
+    """(bottom, top) radius of a capsule or cylinder, of its one-radius or two-radius (`_1`) schema."""
+    if prim.IsA(two_radius_type):
+        return float(_get(prim, "radiusBottom", default)), float(_get(prim, "radiusTop", default))
+    radius = float(_get(prim, "radius", default))
+    return radius, radius
+
+
 def _local_faces(prim, collider: bool):
     """(faces (F, 4, 3) in the gprim's frame, plane info or None); (None, None) for a type not drawn."""
     axis = str(_get(prim, "axis", "Z"))
@@ -278,18 +286,12 @@ def _local_faces(prim, collider: bool):
         return _lathe(_arc(r, 0.0, -math.pi / 2, math.pi / 2, 2 * RINGS), 2), None
     if prim.IsA(UsdGeom.Capsule) or prim.IsA(UsdGeom.Capsule_1):
         h = float(_get(prim, "height", 1.0))
-        if prim.IsA(UsdGeom.Capsule_1):
-            bottom, top = float(_get(prim, "radiusBottom", 0.5)), float(_get(prim, "radiusTop", 0.5))
-        else:
-            bottom = top = float(_get(prim, "radius", 0.5))
+        bottom, top = _radii(prim, UsdGeom.Capsule_1, 0.5)
         profile = _arc(bottom, -h / 2, -math.pi / 2, 0.0, RINGS) + _arc(top, h / 2, 0.0, math.pi / 2, RINGS)
         return _lathe(profile, axis), None
     if prim.IsA(UsdGeom.Cylinder) or prim.IsA(UsdGeom.Cylinder_1):
         h = float(_get(prim, "height", 2.0))
-        if prim.IsA(UsdGeom.Cylinder_1):
-            bottom, top = float(_get(prim, "radiusBottom", 1.0)), float(_get(prim, "radiusTop", 1.0))
-        else:
-            bottom = top = float(_get(prim, "radius", 1.0))
+        bottom, top = _radii(prim, UsdGeom.Cylinder_1, 1.0)
         return _lathe([(0.0, -h / 2), (bottom, -h / 2), (top, h / 2), (0.0, h / 2)], axis), None
     if prim.IsA(UsdGeom.Cone):
         h, r = float(_get(prim, "height", 2.0)), float(_get(prim, "radius", 1.0))
