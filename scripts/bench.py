@@ -8,7 +8,9 @@ Start-up (each in a fresh process with an empty numba cache, `NUMBA_CACHE_DIR` p
 - the first `usdart simulate` of the bundled arm sample (2 s of motion, write-back included), all
   compilation included; then a first 64-world step of the same stage with that cache (the parallel step
   compiles), and from an empty cache;
-- unless --quick: the cold test suite (`pytest -q -n auto`, one worker per core).
+- unless --quick: the README's quick start in a fresh venv (`pip install .`, which compiles the kernels
+  into the package, then the first simulate), and the cold test suite (`pytest -q -n auto`, one worker
+  per core).
 
 Stepping (Panda, limits on, no contacts, dt 1 ms, semi-implicit Euler): usdart's step next to mj_step on
 the MuJoCo twin of the same imported model (tests/mujoco_twin.py, joint limits on), per step inside a
@@ -97,6 +99,7 @@ def bench_startup(run_tests: bool) -> list[tuple[str, float]]:
         rows.append(("then a first 64-world step (cache of that run)", timed_process(worlds64, cache, ROOT)))
         rows.append(("a first 64-world step, empty cache", timed_process(worlds64, os.path.join(folder, "n2"), ROOT)))
         if run_tests:
+            rows += bench_install(Path(folder))
             rows.append(
                 (
                     "cold pytest -n auto",
@@ -106,6 +109,28 @@ def bench_startup(run_tests: bool) -> list[tuple[str, float]]:
                 )
             )
     return rows
+
+
+def bench_install(folder: Path) -> list[tuple[str, float]]:
+    """The README's quick start in a fresh venv: `pip install .` (from a copy of the sources: the build
+    compiles the kernels into the package, setup.py), then the first `usdart simulate` of the arm sample."""
+    import shutil
+
+    source = folder / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".ci", "build", "__pycache__", "*.egg-info"))
+    subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], check=True)
+    python = str(folder / "venv" / "bin" / "python")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH", "VIRTUAL_ENV")}
+    t0 = time.perf_counter()
+    subprocess.run([python, "-m", "pip", "install", "-q", str(source)], check=True, env=env, capture_output=True)
+    install = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    command = [python, "-m", "usdart.app.cli", "simulate", str(ARM), "-o", str(folder / "quick.usda"), "-q"]
+    subprocess.run(command, check=True, env=env, cwd=folder, capture_output=True)
+    return [
+        ("pip install . in a fresh venv (kernels compiled)", install),
+        ("then the first usdart simulate", time.perf_counter() - t0),
+    ]
 
 
 def random_states(art, worlds: int, rng):

@@ -376,6 +376,24 @@ def author_exclude(stage, joint, include, output):
 
 # ---- usdart simulate / plot / validate ------------------------------------------------------------------
 @main.command()
+@click.option("--rk4", is_flag=True, help="Also the RK4 integrator's step (about 40 s more on a first run).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
+@_friendly_errors
+def warmup(rk4, quiet):
+    """Compile every solver kernel into numba's cache now, so the first simulation starts at once.
+
+    An install from source runs this while building; run it yourself after an install that could not
+    (a read-only or prebuilt package), or to fill the folder `NUMBA_CACHE_DIR` names.
+    """
+    from ..core.kernels import cache_folder
+    from .warmup import warmup as run
+
+    seconds = run(rk4, None if quiet else lambda line: click.echo(f"usdart: {line}", err=True))
+    if not quiet:
+        click.echo(f"kernels ready in {seconds:.1f} s; cache: {cache_folder()}")
+
+
+@main.command()
 @_STAGE
 @click.option(
     "-o",

@@ -10,17 +10,24 @@ Leaf kernels take only the arrays they use, sliced to one world, so each compile
 `step` and `entry` see the model, state and workspace records. Kernels are compiled with `_nrt=False`:
 they cannot allocate, and array views skip reference counting.
 
-numba's on-disk cache only notices edits to a function's own file. usdart therefore keeps it in a
-folder named by a hash of every kernel source file (`cache_folder`): any edit starts a fresh cache.
+Compiled kernels are cached on disk by `KernelCacheLocator`, in a folder named by a hash of every kernel
+source file and the numba version (`cache_folder`): numba's own cache only notices edits to a function's
+own file, so any edit here starts a fresh cache. The folder lives inside the installed package when that
+is writable (so a cache prepared at install time, `usdart warmup`, ships with it and goes with an
+uninstall), else in the user's cache folder; `$NUMBA_CACHE_DIR` overrides both. Other packages' numba
+caches are not touched.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 import numba
+from numba.core import caching
 
 
 def _sources_hash() -> str:
@@ -33,14 +40,71 @@ def _sources_hash() -> str:
     return digest.hexdigest()[:16]
 
 
+KERNELS = Path(__file__).resolve().parent
+SOURCES_HASH = _sources_hash()
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
 def cache_folder() -> str:
-    """Where numba keeps usdart's compiled kernels: `$NUMBA_CACHE_DIR` (or the user cache folder) /
-    usdart-<hash of the kernel sources>."""
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "usdart"
-    )
-    return os.path.join(base, f"usdart-{_sources_hash()}")
+    """Where numba keeps usdart's compiled kernels: `$NUMBA_CACHE_DIR/usdart-<hash>` when set, else
+    `<this package>/__pycache__/usdart-<hash>` when writable, else `<user cache>/usdart/usdart-<hash>`
+    (hash: the kernel sources and numba's version)."""
+    name = f"usdart-{SOURCES_HASH}"
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.path.join(os.environ["NUMBA_CACHE_DIR"], name)
+    in_package = KERNELS / "__pycache__" / name
+    if _writable(in_package):
+        return str(in_package)
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(user, "usdart", name)
 
 
-# before any kernel module is imported: numba picks the cache locator when a function is decorated
-numba.config.CACHE_DIR = cache_folder()
+@functools.cache
+def _content_hash(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class KernelCacheLocator(caching._CacheLocator):
+    """numba's cache of usdart's kernel files, in `cache_folder()`. The folder's name already changes with
+    any kernel source, so a file's stamp is its content hash (an install that resets modification times
+    keeps its cache)."""
+
+    folder = cache_folder()
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+
+    def get_cache_path(self) -> str:
+        return self.folder
+
+    def get_source_stamp(self):
+        return _content_hash(self._py_file)
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if Path(py_file).resolve().parent != KERNELS:
+            return None
+        locator = cls(py_func, py_file)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None  # numba's own locators take over
+        return locator
+
+
+# before any kernel module is imported: numba picks the locator when a function is decorated
+_LOCATORS = (getattr(caching, "CacheImpl", None) or caching._CacheImpl)._locator_classes  # CacheImpl: newer numba
+if KernelCacheLocator not in _LOCATORS:
+    _LOCATORS.insert(0, KernelCacheLocator)
