@@ -58,6 +58,7 @@ class Engine:
         self.time = 0.0  # simulated seconds (the scene's clock; divergence times count from it)
         self.last_dt = 0.0  # the last step's dt (0: no step yet): the rows' impulses are over it
         self.stepped = np.zeros(self.worlds, bool)  # worlds stepped since the build or their reset (State.*_start)
+        self._all_stepped = False  # every entry of `stepped` is True (a step skips setting them again)
         self.divergence: dict[int, Divergence] = {}  # per diverged world; empty while everything is finite
         self.members: list = []  # the public object of each tree (set by its owner; names in error messages)
         self._dof_tree: np.ndarray | None = None
@@ -102,8 +103,9 @@ class Engine:
         at the failing step (the others ran on) and `divergence` says where and what."""
         kernel = entry.step_rk4 if self.rk4 else entry.step
         self.last_dt = dt
-        if steps > 0:
+        if steps > 0 and not self._all_stepped:
             self.stepped[:] = True
+            self._all_stepped = True
         if self.worlds == 1:
             diverged = kernel(self._box, 0, 1, island, dt, steps)
             self._room_for_contacts()
@@ -203,6 +205,7 @@ class Engine:
         self.divergence.pop(int(world), None)
         self.work.diverged[int(world)] = 0
         self.stepped[int(world)] = False
+        self._all_stepped = False
 
     def pose_all_worlds(self) -> None:
         """Link poses of every world from the state (at build): a zero-step call of the serial step, which

@@ -66,16 +66,36 @@ def _poses(m, st, ws, w):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _refresh_poses(m, st, ws, w):
-    """Link poses again only when the state was written from Python since they were computed."""
-    if not posed_state(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w]):
-        _poses(m, st, ws, w)
+def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed):
+    """One world's link poses again only when the state was written from Python since they were computed.
+    Takes the world's arrays, not the records: a call with a record passes every array of it."""
+    if not posed_state(q, joint_quat, root_pos, root_quat, posed):
+        world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos)
+        remember_posed(q, joint_quat, root_pos, root_quat, posed)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def _refresh_world_poses(bm, st, ws, w):
+    lk = bm.links
+    _refresh_poses(
+        bm.trees.tree,
+        lk.link,
+        lk.link_rot[w],
+        lk.link_vec[w],
+        st.q[w],
+        st.joint_quat[w],
+        st.root_pos[w],
+        st.root_quat[w],
+        st.link_rot[w],
+        st.link_pos[w],
+        ws.posed[w],
+    )
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _refresh_poses(world_model(bm, w), st, ws, w)
+        _refresh_world_poses(bm, st, ws, w)
     diverged = 0
     for s in range(steps):
         for w in range(w0, w1):
@@ -92,7 +112,7 @@ def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _refresh_poses(world_model(bm, w), st, ws, w)
+        _refresh_world_poses(bm, st, ws, w)
     diverged = 0
     for s in range(steps):
         for w in range(w0, w1):
