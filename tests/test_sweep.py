@@ -38,7 +38,7 @@ DURATION = 0.5
 def turning_arm(tmp_path_factory) -> Path:
     """The arm sample with joint1 driven to -60 degrees: its gains decide how it gets there."""
     folder = tmp_path_factory.mktemp("sweep_stage")
-    stage = Usd.Stage.Open(str(SAMPLE))
+    stage = Usd.Stage.Open(Sdf.Layer.OpenAsAnonymous(str(SAMPLE)))  # the file's own layer stays as on disk
     stage.GetPrimAtPath(JOINT).GetAttribute("drive:angular:physics:targetPosition").Set(-60.0)
     stage.GetRootLayer().Export(str(folder / "turning.usda"))
     return folder / "turning.usda"
@@ -234,7 +234,7 @@ def test_swept_values_go_to_the_session_layer_with_their_type(turning_arm):
 def test_variants_and_structure_changes_are_separate_batches_each_equal_to_its_run_alone(tmp_path):
     """A variant set that changes a mass (same structure) and a swept viscous joint friction of 0 or not (the
     friction row exists or not: two structures inside one task): every run equals the same stage alone."""
-    stage = Usd.Stage.Open(str(SAMPLE))
+    stage = Usd.Stage.Open(Sdf.Layer.OpenAsAnonymous(str(SAMPLE)))  # the file's own layer stays as on disk
     link = stage.GetPrimAtPath("/World/robot/link3")
     link.GetAttribute("physics:mass").Clear()  # a local opinion would win over the variants'
     variants = link.GetVariantSets().AddVariantSet("payload")

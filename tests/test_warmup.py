@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+from pxr import Sdf, Usd
 
+import usdart
 from usdart.app.cli import main
 from usdart.core.kernels import KernelCacheLocator, cache_folder
 
@@ -72,10 +74,10 @@ def test_after_warmup_a_new_session_compiles_nothing_and_moves_as_before():
     assert f"cache: {cache_folder()}" in warm.stdout  # the folder this process uses too
     session = _session(env)
     assert session["compiled"] == []
-    # the same motion as this process computes (loaded from the cache or compiled here)
-    import usdart
-
-    alone = usdart.simulate(str(ROOT / "sample_stages/arm_with_gripper.usda"), duration=0.2)
+    # the same motion as this process computes (loaded from the cache or compiled here), from the file as on
+    # disk (not a layer another test of this process may have edited in memory)
+    stage = Usd.Stage.Open(Sdf.Layer.OpenAsAnonymous(str(ROOT / "sample_stages/arm_with_gripper.usda")))
+    alone = usdart.simulate(stage, duration=0.2)
     assert session["q"] == alone.scene.articulations[0].state.q[0].tolist()
 
 
