@@ -9,11 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from click.testing import CliRunner
 from pxr import Sdf, Usd
 
 import usdart
-from usdart.app.cli import main
 from usdart.core.kernels import KernelCacheLocator, cache_folder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,13 +80,8 @@ def test_after_warmup_a_new_session_compiles_nothing_and_moves_as_before():
 
 
 def test_the_cache_is_used_only_for_usdart_kernels_and_follows_numba_cache_dir(tmp_path):
-    assert KernelCacheLocator.from_function(test_warmup_cli_reports_the_folder, __file__) is None
+    assert KernelCacheLocator.from_function(_session, __file__) is None
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     code = "from usdart.core.kernels import cache_folder; print(cache_folder())"
     folder = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout.strip()
     assert Path(folder).parent == tmp_path and Path(folder).name.startswith("usdart-")
-
-
-def test_warmup_cli_reports_the_folder():
-    result = CliRunner().invoke(main, ["warmup", "--help"])
-    assert result.exit_code == 0 and "--rk4" in result.output
