@@ -385,12 +385,12 @@ def warmup(rk4, quiet):
     An install from source runs this while building; run it yourself after an install that could not
     (a read-only or prebuilt package), or to fill the folder `NUMBA_CACHE_DIR` names.
     """
-    from ..core.kernels import cache_folder
+    from ..core.kernels import KernelCacheLocator
     from .warmup import warmup as run
 
     seconds = run(rk4, None if quiet else lambda line: click.echo(f"usdart: {line}", err=True))
     if not quiet:
-        click.echo(f"kernels ready in {seconds:.1f} s; cache: {cache_folder()}")
+        click.echo(f"kernels ready in {seconds:.1f} s; cache: {KernelCacheLocator.folder}")
 
 
 @main.command()

@@ -48,36 +48,12 @@ from .tree_factor import to_dense
 from .world import world_model
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def _poses(m, st, ws, w):
-    world_poses(
-        m.trees.tree,
-        m.links.link,
-        m.links.link_rot,
-        m.links.link_vec,
-        st.q[w],
-        st.joint_quat[w],
-        st.root_pos[w],
-        st.root_quat[w],
-        st.link_rot[w],
-        st.link_pos[w],
-    )
-    remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
-
-
-@njit(cache=True, error_model="numpy", _nrt=False)
-def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed):
-    """One world's link poses again only when the state was written from Python since they were computed.
-    Takes the world's arrays, not the records: a call with a record passes every array of it."""
-    if not posed_state(q, joint_quat, root_pos, root_quat, posed):
-        world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos)
-        remember_posed(q, joint_quat, root_pos, root_quat, posed)
-
-
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def _refresh_world_poses(bm, st, ws, w):
+def _pose_arrays(bm, st, ws, w):
+    """World w's arrays the pose pass reads and writes: the pose kernels take these, not the records (a call
+    with a record passes every array of it)."""
     lk = bm.links
-    _refresh_poses(
+    return (
         bm.trees.tree,
         lk.link,
         lk.link_rot[w],
@@ -93,9 +69,23 @@ def _refresh_world_poses(bm, st, ws, w):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def _set_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed):
+    """One world's link poses from its state, remembering the positions they came from."""
+    world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos)
+    remember_posed(q, joint_quat, root_pos, root_quat, posed)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed):
+    """_set_poses only when the state was written from Python since the poses were computed."""
+    if not posed_state(q, joint_quat, root_pos, root_quat, posed):
+        _set_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _refresh_world_poses(bm, st, ws, w)
+        _refresh_poses(*_pose_arrays(bm, st, ws, w))
     diverged = 0
     for s in range(steps):
         for w in range(w0, w1):
@@ -112,7 +102,7 @@ def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
-        _refresh_world_poses(bm, st, ws, w)
+        _refresh_poses(*_pose_arrays(bm, st, ws, w))
     diverged = 0
     for s in range(steps):
         for w in range(w0, w1):
@@ -147,7 +137,7 @@ def step_rk4(b, w0, w1, only_island, dt, steps):
 @njit(cache=True, error_model="numpy")
 def update_poses(b, w):
     bm, st, _, ws = b.value
-    _poses(world_model(bm, w), st, ws, w)
+    _set_poses(*_pose_arrays(bm, st, ws, w))
 
 
 # ---- dynamics of one tree ------------------------------------------------------------------------------------
