@@ -340,16 +340,20 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
     eng.set_integrator(True)  # allocates the articulated-body scratch ABA needs
     bb = eng._box
     qdd_all, tau_all = rng.normal(size=(worlds, m.n_dofs)), rng.normal(size=(worlds, m.n_dofs))
-    root_all, wrench_all = np.zeros((worlds, 6)), np.zeros((worlds, n, 6))
-    out_all, H_all = np.zeros((worlds, nv)), np.zeros((worlds, nv, nv))
+    eng.state.qdd[:], eng.control.joint_force[:] = qdd_all, tau_all  # the inputs tree_dynamics reads
+    vector_out, H_all = np.zeros((worlds, 1, nv)), np.zeros((worlds, nv, nv))
     qs = [
         twin.q(many.state.q[w], many.state.joint_quat[w], np.zeros(3), np.array([1.0, 0, 0, 0])) for w in range(worlds)
     ]
     vs = [twin.to_pin(many.state.qd[w]) for w in range(worlds)]
+
+    def batched(kind: int, out: np.ndarray):
+        return lambda: eng.over_worlds(entry.tree_dynamics, bb, worlds, 0, kind, m.gravity, out)
+
     batch_ours = {
-        "rnea": lambda: entry.inverse_dynamics_all(bb, 0, qdd_all, root_all, wrench_all, m.gravity, out_all),
-        "crba": lambda: entry.mass_matrix_all(bb, 0, True, H_all),
-        "aba": lambda: entry.forward_dynamics_all(bb, 0, tau_all, wrench_all, m.gravity, out_all),
+        "rnea": batched(entry.TREE_INVERSE_DYNAMICS, vector_out),
+        "crba": batched(entry.TREE_MASS_MATRIX_ARMATURE, H_all),
+        "aba": batched(entry.TREE_FORWARD_DYNAMICS, vector_out),
     }
     batch_theirs = {
         "rnea": lambda: [pin.rnea(pm, pd, qs[w], vs[w], twin.to_pin(qdd_all[w])) for w in range(worlds)],

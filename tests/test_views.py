@@ -101,3 +101,31 @@ def test_batched_matrices_equal_per_articulation_ones_bit_for_bit(scene):
                     assert np.array_equal(coriolis[w, a], art.compute_coriolis_compensation(cache))
                 assert np.array_equal(gravity[w, a], art.compute_gravity_compensation(cache))
     assert masses.shape == (WORLDS, 1, 6 + 8, 6 + 8)  # the ant: root terms first (PhysX 5)
+
+
+def test_a_bad_batch_is_refused_whole_naming_the_robot_and_world(scene):
+    pandas = scene.view("/World/panda_*")
+    before = pandas.read("dof_positions")
+    q = np.broadcast_to(before, before.shape).copy()
+    q[17, 1, 4] = np.nan
+    with pytest.raises(UsdartError, match=r"panda_1.*\(world 17\): dof_positions contains NaN"):
+        pandas.write("dof_positions", q)
+    assert np.array_equal(pandas.read("dof_positions"), before)  # nothing written, not even the good rows
+    ants = scene.view("/World/ant*")
+    roots = ants.read("root_transforms")
+    roots[9, 0, 3:] = 0.0
+    with pytest.raises(UsdartError, match=r"\(world 9\): root_transforms has a zero root orientation"):
+        ants.write("root_transforms", roots)
+
+
+def test_a_view_write_moves_link_poses_and_wakes_the_robot_as_apply_cache_does(scene):
+    pandas = scene.view("/World/panda_*")
+    panda_0 = pandas.articulations[0]
+    panda_0._state.asleep[40] = True  # as the step leaves a robot that came to rest
+    q = pandas.read("dof_positions", articulations=[0], worlds=[40]) + 0.1
+    pandas.write("dof_positions", q, articulations=[0], worlds=[40])
+    assert not panda_0.asleep(40)
+    cache = panda_0.create_cache()
+    cache.joint_position[:] = q[0, 0]
+    panda_0.apply_cache(cache, CacheFlag.POSITION, world=41)
+    assert np.array_equal(panda_0.link_transforms(40), panda_0.link_transforms(41))

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from pxr import Sdf, Usd
 
 import usdart
-from usdart.core.kernels import KernelCacheLocator, cache_folder
+from usdart.core.kernels import KERNELS, KernelCacheLocator, cache_folder, remove_stale_caches
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,3 +87,33 @@ def test_the_cache_is_used_only_for_usdart_kernels_and_follows_numba_cache_dir(t
     code = "from usdart.core.kernels import cache_folder; print(cache_folder())"
     folder = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout.strip()
     assert Path(folder).parent == tmp_path and Path(folder).name.startswith("usdart-")
+
+
+def _aged(folder: Path, days: float) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "kernel.nbi").write_bytes(b"x")
+    then = time.time() - days * 86400.0
+    os.utime(folder, (then, then))
+    return folder
+
+
+def test_caches_of_other_kernel_sources_are_removed_once_unused(tmp_path):
+    # a shared folder (here NUMBA_CACHE_DIR) may serve other installs: a month's grace
+    old, recent = _aged(tmp_path / "usdart-0123456789abcdef", 40), _aged(tmp_path / "usdart-fedcba9876543210", 1)
+    foreign = _aged(tmp_path / "someone-else", 400)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    code = "from usdart.core.kernels import cache_folder; print(cache_folder())"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert not old.exists() and recent.exists() and foreign.exists()
+    assert Path(done.stdout.strip()).is_dir()
+    # inside the package only a process still running the previous sources can want one: an hour's grace
+    package = Path(KernelCacheLocator.folder).parent
+    if package == KERNELS / "__pycache__":
+        stale, fresh = _aged(package / "usdart-test0stale00000", 0.5), _aged(package / "usdart-test0fresh00000", 0.01)
+        try:
+            assert str(stale) in remove_stale_caches(KernelCacheLocator.folder)
+            assert fresh.exists() and Path(KernelCacheLocator.folder).is_dir()
+        finally:
+            shutil.rmtree(stale, ignore_errors=True)
+            shutil.rmtree(fresh, ignore_errors=True)

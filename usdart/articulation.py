@@ -72,6 +72,8 @@ class Articulation(InverseDynamicsMixin):
         self.desc = desc
         self.model = _model if _model is not None else build_articulation_model(desc, gravity, joints)
         self._solo = None
+        self._structure = structure_key(self.model)
+        self._spherical_joints = np.flatnonzero(self.model.joint_type == L.JOINT_SPHERICAL).tolist()
         self._standalone = _engine is None
         if _engine is None:  # standalone: a scene of one tree
             _engine = Engine(self._solo_model, worlds)
@@ -307,7 +309,7 @@ class Articulation(InverseDynamicsMixin):
             raise UsdartError(f"{self.root_link}: expected an ArticulationCache, got {type(cache).__name__}")
         if cache.released:
             raise UsdartError(f"{self.root_link}: the cache was released; create a new one with create_cache()")
-        if cache.structure != structure_key(self.model):
+        if cache.structure is not self._structure and cache.structure != self._structure:
             raise UsdartError(
                 f"{self.root_link}: the cache was created for {cache.owner}, whose links, joints or "
                 "DOFs differ; create a cache with this articulation's create_cache()"
@@ -315,7 +317,7 @@ class Articulation(InverseDynamicsMixin):
 
     def _check_spherical_range(self, positions) -> None:
         m = self.model
-        for i in np.flatnonzero(m.joint_type == L.JOINT_SPHERICAL):
+        for i in self._spherical_joints:
             values = np.asarray(positions[m.dof_start[i] : m.dof_start[i + 1]])
             if np.any(np.abs(values) > np.pi + 1e-9):
                 raise UsdartError(

@@ -24,7 +24,7 @@ from .core.kernels.entry import centroidal, forward_dynamics, inverse_dynamics, 
 from .core.layout import JOINT_SPHERICAL
 from .core.state import sync_spherical_quaternions
 from .errors import UsdartError
-from .values import finite_vector, unit_quaternion, vector
+from .values import all_finite, finite_vector, unit_quaternion, vector
 
 _ZERO3 = np.zeros(3)
 
@@ -44,7 +44,7 @@ def _renamed(articulation, name: str, new: str) -> None:
 def finite_result(values: np.ndarray, where: str, what: str) -> np.ndarray:
     """`values` when every entry is finite; else an error naming the articulation (`where`). Inputs are
     checked finite on the way in, so a non-finite result is an overflow of absurd magnitudes."""
-    if not np.all(np.isfinite(values)):
+    if not all_finite(values):
         raise UsdartError(
             f"{where}: the {what} came out non-finite from a finite state (an overflow: check for absurd "
             "link masses, inertias, gravity, forces or velocities)"
@@ -74,8 +74,9 @@ class InverseDynamicsMixin:
         m, st, where = self.model, cache._tree_state, self.root_link
         st.q[0] = finite_vector(cache.joint_position, m.n_dofs, where, "joint_position")
         st.qd[0] = finite_vector(cache.joint_velocity, m.n_dofs, where, "joint_velocity") if velocities else 0.0
-        self._check_spherical_range(cache.joint_position)
-        sync_spherical_quaternions(m, st, 0)
+        if self._spherical_joints:
+            self._check_spherical_range(cache.joint_position)
+            sync_spherical_quaternions(m, st, 0)
         pose = finite_vector(cache.root_transform, 7, where, "root_transform")
         st.root_pos[0] = pose[:3]
         st.root_quat[0] = unit_quaternion(pose[3:], where)

@@ -1,10 +1,20 @@
-"""Checks on arrays users hand to the API: the right size, finite, a usable rotation; errors say where."""
+"""Checks on arrays users hand to the API: the right size, finite, a usable rotation; errors say where.
+
+They run on every call of the articulation's compute functions, so they are written for small arrays
+(numpy's method calls, not its module-level wrappers, which cost a few microseconds each)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .errors import UsdartError
+
+
+def all_finite(arr: np.ndarray) -> bool:
+    """True when every entry of a float array is finite."""
+    return bool(np.isfinite(arr).all())
 
 
 def vector(values, size: int, what: str) -> np.ndarray:
@@ -15,15 +25,23 @@ def vector(values, size: int, what: str) -> np.ndarray:
 
 
 def finite_vector(values, size: int, where: str, what: str) -> np.ndarray:
-    arr = vector(values, size, f"{where}: {what}")
-    if not np.all(np.isfinite(arr)):
+    arr = np.asarray(values, dtype=float).reshape(-1)
+    if arr.size != size:
+        raise UsdartError(f"{where}: {what}: expected {size} values, got {arr.size}")
+    if not all_finite(arr):
         raise UsdartError(f"{where}: {what} contains NaN or infinite values")
     return arr
 
 
+def quaternion_norms(quats: np.ndarray) -> np.ndarray:
+    """|q| of each quaternion (last axis); one formula for single and batched callers, so a view and an
+    articulation's cache normalise a rotation to the same bits."""
+    return np.sqrt((quats * quats).sum(axis=-1))
+
+
 def unit_quaternion(q, where: str) -> np.ndarray:
     q = np.asarray(q, float)
-    norm = float(np.linalg.norm(q))
-    if not np.isfinite(norm) or norm < 1e-12:
+    norm = float(quaternion_norms(q))
+    if not math.isfinite(norm) or norm < 1e-12:
         raise UsdartError(f"{where}: root orientation {q.tolist()} is not a rotation (zero or non-finite quaternion)")
     return q / norm

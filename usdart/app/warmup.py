@@ -6,7 +6,7 @@ folder of your own (`NUMBA_CACHE_DIR`). The kernels' types do not depend on the 
 version per kernel, whatever the model), so one small stage that reaches every entry point fills the
 cache for all: a floating articulation with a driven, limited hinge and a ball joint, a free body,
 colliders and a ground, stepped with TGS and PGS (and RK4 when asked: its step is a second one, about
-40 s more), then every articulation-cache function.
+40 s more), then every articulation-cache function and a view's batched dynamics.
 """
 
 from __future__ import annotations
@@ -120,6 +120,7 @@ def warmup(rk4: bool = False, echo=None) -> float:
             else:
                 getattr(art, name)(cache)
     art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
+    scene.view(art.root_link).mass_matrices()  # views' batched dynamics: one kernel for all of them
     seconds = time.perf_counter() - began
     if echo:
         echo(f"dynamics functions: {seconds:.1f} s")

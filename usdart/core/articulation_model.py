@@ -351,9 +351,13 @@ def locked_axes(joint) -> list[bool]:
     return [axis not in free for axis in order]
 
 
+_STRUCTURES: dict[tuple, tuple] = {}
+
+
 def structure_key(model: ArticulationModel) -> tuple:
-    """What two articulations must share for a cache of one to fit the other."""
-    return (
+    """What two articulations must share for a cache of one to fit the other. Equal keys are one object
+    (interned), so a cache check is mostly an identity test."""
+    key = (
         model.n_links,
         model.n_dofs,
         model.n_root,
@@ -362,3 +366,4 @@ def structure_key(model: ArticulationModel) -> tuple:
         tuple(model.dof_start),
         tuple(map(tuple, model.dof_axis)),
     )
+    return _STRUCTURES.setdefault(key, key)

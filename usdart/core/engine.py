@@ -113,24 +113,26 @@ class Engine:
                 self._record(dt)
                 return True
             return False
-        threads = min(self.worlds, numba.get_num_threads())
-        # the kernel releases the GIL: one contiguous block of worlds per thread, the same compiled step
-        if self._thread_count != threads:
-            self._threads = ThreadPoolExecutor(threads, thread_name_prefix="usdart-step")
-            self._thread_count = threads
-        bounds = np.linspace(0, self.worlds, threads + 1).astype(int)
-        jobs = [
-            self._threads.submit(kernel, self._box, int(w0), int(w1), island, float(dt), int(steps))
-            for w0, w1 in zip(bounds[:-1], bounds[1:])
-        ]
-        diverged = 0
-        for job in jobs:
-            diverged += job.result()
+        jobs = self.over_worlds(kernel, self._box, self.worlds, island, float(dt), int(steps))
+        diverged = sum(jobs)
         self._room_for_contacts()
         if diverged:
             self._record(dt)
             return True
         return False
+
+    def over_worlds(self, kernel, b, worlds: int, *args) -> list:
+        """[kernel(b, w0, w1, *args)] over contiguous blocks of worlds 0..worlds-1, one per thread: the
+        kernels release the GIL, so Python threads keep every core busy with one compiled function."""
+        threads = min(worlds, numba.get_num_threads())
+        if threads <= 1:
+            return [kernel(b, 0, worlds, *args)]
+        if self._thread_count != threads:
+            self._threads = ThreadPoolExecutor(threads, thread_name_prefix="usdart-worlds")
+            self._thread_count = threads
+        bounds = np.linspace(0, worlds, threads + 1).astype(int)
+        jobs = [self._threads.submit(kernel, b, int(w0), int(w1), *args) for w0, w1 in zip(bounds[:-1], bounds[1:])]
+        return [job.result() for job in jobs]
 
     # ---- the divergence guard's report ---------------------------------------------------------------
     def _record(self, dt: float) -> None:

@@ -15,7 +15,8 @@ source file and the numba version (`cache_folder`): numba's own cache only notic
 own file, so any edit here starts a fresh cache. The folder lives inside the installed package when that
 is writable (so a cache prepared at install time, `usdart warmup`, ships with it and goes with an
 uninstall), else in the user's cache folder; `$NUMBA_CACHE_DIR` overrides both. Other packages' numba
-caches are not touched.
+caches are not touched. Folders of other kernel sources are removed once unused (`remove_stale_caches`):
+each is some 25 MB, and every edit or upgrade makes a new one.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import numba
@@ -67,6 +70,32 @@ def cache_folder() -> str:
     return os.path.join(user, "usdart", name)
 
 
+# how long a folder of other sources is kept after its last use: in the package folder only a process still
+# running the previous sources can want it; a shared folder may serve other installs (other venvs, versions)
+PACKAGE_GRACE_S = 3600.0
+SHARED_GRACE_S = 30 * 86400.0
+
+
+def remove_stale_caches(folder: str) -> list[str]:
+    """Mark `folder` used now and delete its `usdart-*` siblings unused for longer than their grace period
+    (PACKAGE_GRACE_S inside the package, SHARED_GRACE_S elsewhere). Returns the folders removed; never
+    raises (a cache that cannot be tidied is only wasted space)."""
+    here = Path(folder)
+    grace = PACKAGE_GRACE_S if here.parent == KERNELS / "__pycache__" else SHARED_GRACE_S
+    removed = []
+    try:
+        here.mkdir(parents=True, exist_ok=True)
+        os.utime(here)
+        now = time.time()
+        for other in here.parent.glob("usdart-*"):
+            if other.name != here.name and other.is_dir() and now - other.stat().st_mtime > grace:
+                shutil.rmtree(other, ignore_errors=True)
+                removed.append(str(other))
+    except OSError:
+        pass
+    return removed
+
+
 @functools.cache
 def _content_hash(path: str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -103,6 +132,8 @@ class KernelCacheLocator(caching._CacheLocator):
             return None  # numba's own locators take over
         return locator
 
+
+remove_stale_caches(KernelCacheLocator.folder)
 
 # before any kernel module is imported: numba picks the locator when a function is decorated
 _LOCATORS = (getattr(caching, "CacheImpl", None) or caching._CacheImpl)._locator_classes  # CacheImpl: newer numba

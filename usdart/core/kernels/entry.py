@@ -5,13 +5,12 @@ Stepping: `step` (worlds w0..w1-1, without the GIL, so threads can share the wor
 (compiled only when a scene uses RK4). Dynamics of
 one tree at the state of world 0 (the articulation cache's scratch scene): `inverse_dynamics`,
 `mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world `link_motion`;
-`*_all` run one tree's algorithm for every world in parallel (batches of states).
+`tree_dynamics` runs one of them for a block of worlds (batches of states: views), without the GIL.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..layout import (
     D_V,
@@ -37,6 +36,7 @@ from ..layout import (
     T_V1,
 )
 from .aba import aba
+from .box import borrow
 from .centroidal import about_com, centroidal_matrix
 from .crba import composite_inertias
 from .crba import mass_matrix as tree_mass_matrix
@@ -82,7 +82,8 @@ def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root
         _set_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+# forceinline (both loops): a call from the boxed entry would pass the records as some 1300 values (0.7 us)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(*_pose_arrays(bm, st, ws, w))
@@ -99,7 +100,7 @@ def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     return diverged
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(*_pose_arrays(bm, st, ws, w))
@@ -124,19 +125,19 @@ def step(b, w0, w1, only_island, dt, steps):
     Returns how many of the worlds diverged (usdart.core.layout.DIVERGENCE_SPEED): such a world stops
     at the step whose new state failed the guard, with that step (1-based) and the first failing tree in
     ws.diverged[w]; a world whose entry is already set is not stepped."""
-    bm, st, ctl, ws = b.value
+    bm, st, ctl, ws = borrow(b)
     return _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def step_rk4(b, w0, w1, only_island, dt, steps):
-    bm, st, ctl, ws = b.value
+    bm, st, ctl, ws = borrow(b)
     return _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps)
 
 
 @njit(cache=True, error_model="numpy")
 def update_poses(b, w):
-    bm, st, _, ws = b.value
+    bm, st, _, ws = borrow(b)
     _set_poses(*_pose_arrays(bm, st, ws, w))
 
 
@@ -211,7 +212,7 @@ def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale,
 def inverse_dynamics(b, t, w, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out):
     """out[v] = M acc_scale [root_acc; qdd] + h(q, vel_scale qd) - J^T wrench (gravity `gravity`), world 0.
     qdd: (n_dofs,), root_acc: (6,), wrench: (n_links, 6), out: (n_v,)."""
-    bm, st, _, ws = b.value
+    bm, st, _, ws = borrow(b)
     m = world_model(bm, w)
     _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out)
 
@@ -260,7 +261,7 @@ def _mass_matrix(m, st, ws, w, t, with_armature, out):
 @njit(cache=True, error_model="numpy")
 def mass_matrix(b, t, w, with_armature, out):
     """out (n_v, n_v) = tree t's mass matrix (root block first when floating), world 0."""
-    bm, st, _, ws = b.value
+    bm, st, _, ws = borrow(b)
     m = world_model(bm, w)
     _mass_matrix(m, st, ws, w, t, with_armature, out)
 
@@ -311,7 +312,7 @@ def _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out):
 def forward_dynamics(b, t, w, tau, wrench, gravity, out):
     """out[v] = accelerations under joint forces tau (n_dofs,), gravity and optional link wrenches, world 0
     (the workspace needs the articulated-body arrays)."""
-    bm, st, _, ws = b.value
+    bm, st, _, ws = borrow(b)
     m = world_model(bm, w)
     _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out)
 
@@ -319,7 +320,7 @@ def forward_dynamics(b, t, w, tau, wrench, gravity, out):
 @njit(cache=True, error_model="numpy")
 def jacobians(b, t, w, at_com, out):
     """out (6 x links, n_v): link Jacobians of tree t at the state of world 0."""
-    bm, st, _, ws = b.value
+    bm, st, _, ws = borrow(b)
     m = world_model(bm, w)
     _jacobians(m, st, ws, w, t, at_com, out)
 
@@ -351,7 +352,7 @@ def _jacobians(m, st, ws, w, t, at_com, out):
 @njit(cache=True, error_model="numpy")
 def centroidal(b, t, w, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
     """A (6, n_v) and bias (6,) of floating tree t at the state of world w (*_zero: zero inputs)."""
-    bm, st, _, ws = b.value
+    bm, st, _, ws = borrow(b)
     m = world_model(bm, w)
     _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias)
 
@@ -397,7 +398,7 @@ def _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero,
 def link_motion(b, t, w, rnea_out, velocity_out, acceleration_out):
     """Link COM velocities and classical accelerations of tree t in world w at the state's last
     accelerations; leaves the transmitted joint forces (gravity and link forces included) in the workspace."""
-    bm, st, ctl, ws = b.value
+    bm, st, ctl, ws = borrow(b)
     _link_motion(world_model(bm, w), st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
 
 
@@ -418,7 +419,7 @@ def joint_solver_forces(b, t, w, dt, out):
     """out[kind, k]: the force the solver's rows of each kind (usdart.core.layout.JOINT_FORCE_KINDS) applied
     along tree t's k-th DOF over world w's last step of dt seconds: each row's accumulated impulse over dt
     (PhysX's joint solver forces, recorded by the solve itself)."""
-    bm, _, _, ws = b.value
+    bm, _, _, ws = borrow(b)
     _joint_solver_forces(bm.trees.tree, bm.couplings.row, bm.dofs.dof, ws.row_value[w], ws.jac[w], t, dt, out)
 
 
@@ -441,29 +442,26 @@ def _joint_solver_forces(tree, row, dof, row_value, jac, t, dt, out):
                 out[JF_COUPLING, k - d0] += jac[joff + dof[k, D_V] - v0] * lam / dt
 
 
-# ---- one tree's algorithm for every world --------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", parallel=True)
-def inverse_dynamics_all(b, t, qdd, root_acc, wrench, gravity, out):
-    for i in prange(b.value[1].q.shape[0]):
-        bm, st, _, ws = b.value
-        w = np.int64(i)
+# ---- one tree's algorithm for a block of worlds ----------------------------------------------------------------
+# what `tree_dynamics` computes (its `kind`)
+TREE_JACOBIANS, TREE_MASS_MATRIX, TREE_MASS_MATRIX_ARMATURE, TREE_INVERSE_DYNAMICS, TREE_FORWARD_DYNAMICS = range(5)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def tree_dynamics(b, w0, w1, t, kind, gravity, out):
+    """Tree t's `kind` in worlds w0..w1-1, each at its own state, into out[w] (a vector result in out[w, 0]):
+    link Jacobians at the COMs; the mass matrix without or with armature; inverse dynamics at the state's
+    accelerations (qdd, root_acc) with the control's link forces; forward dynamics under the control's joint
+    forces (armature included), link forces and `gravity`. Releases the GIL: threads share the worlds (one
+    serial kernel for every batch size and every kind, so a view compiles one function, not one per kind)."""
+    bm, st, ctl, ws = borrow(b)
+    for w in range(w0, w1):
         m = world_model(bm, w)
-        _rnea(m, st, ws, w, t, qdd[w], root_acc[w], 1.0, wrench[w], gravity, 1.0, out[w])
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def mass_matrix_all(b, t, with_armature, out):
-    for i in prange(b.value[1].q.shape[0]):
-        bm, st, _, ws = b.value
-        w = np.int64(i)
-        m = world_model(bm, w)
-        _mass_matrix(m, st, ws, w, t, with_armature, out[w])
-
-
-@njit(cache=True, error_model="numpy", parallel=True)
-def forward_dynamics_all(b, t, tau, wrench, gravity, out):
-    for i in prange(b.value[1].q.shape[0]):
-        bm, st, _, ws = b.value
-        w = np.int64(i)
-        m = world_model(bm, w)
-        _forward_dynamics(m, st, ws, w, t, tau[w], wrench[w], gravity, out[w])
+        if kind == TREE_JACOBIANS:
+            _jacobians(m, st, ws, w, t, True, out[w])
+        elif kind == TREE_MASS_MATRIX or kind == TREE_MASS_MATRIX_ARMATURE:
+            _mass_matrix(m, st, ws, w, t, kind == TREE_MASS_MATRIX_ARMATURE, out[w])
+        elif kind == TREE_INVERSE_DYNAMICS:
+            _rnea(m, st, ws, w, t, st.qdd[w], st.root_acc[w, t], 1.0, ctl.link_wrench[w], gravity, 1.0, out[w, 0])
+        else:
+            _forward_dynamics(m, st, ws, w, t, ctl.joint_force[w], ctl.link_wrench[w], gravity, out[w, 0])
