@@ -176,6 +176,37 @@ def test_bad_values_are_refused(panda):
         panda.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
 
 
+def test_state_inputs_assigned_whole_are_copied_in_and_checked(panda, ant_free):
+    """Assigning a cache's joint or root state copies into the cache's own array: the compute functions see it
+    exactly as an in-place write (whose forces the inverse-dynamics tests check against Pinocchio)."""
+    q = np.linspace(-0.5, 0.5, panda.dof_count)
+    in_place, assigned = panda.create_cache(), panda.create_cache()
+    in_place.joint_position[:] = q
+    assigned.joint_position = q.tolist()
+    assert np.array_equal(
+        panda.compute_generalized_gravity_force(assigned), panda.compute_generalized_gravity_force(in_place)
+    )
+    with pytest.raises(UsdartError, match=r"panda_link0: joint_position: expected 9 values, got 3"):
+        assigned.joint_position = [0.0, 0.0, 0.0]
+    with pytest.raises(UsdartError, match="root_transform takes numbers"):
+        assigned.root_transform = "upright"
+    # a floating root's velocities and pose reach the dynamics the same way; bad ones are named
+    cache = ant_free.create_cache()
+    cache.root_angular_velocity = [0.0, 0.0, 3.0]
+    cache.root_transform = [0.0, 0.0, 0.5, 2.0, 0.0, 0.0, 0.0]  # normalised when read
+    reference = ant_free.create_cache()
+    reference.root_angular_velocity[2] = 3.0
+    reference.root_transform[:] = [0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        assert np.array_equal(
+            ant_free.compute_coriolis_compensation(cache), ant_free.compute_coriolis_compensation(reference)
+        )
+    cache.root_linear_velocity[1] = np.nan
+    with pytest.raises(UsdartError, match="root_linear_velocity contains NaN"):
+        ant_free.compute_coriolis_and_centrifugal_force(cache)
+
+
 def test_spherical_positions_outside_pi_are_refused():
     ragdoll = usdart.load(ROOT / "sample_stages/ragdoll.usda").articulations[0]
     cache = ragdoll.create_cache()

@@ -17,6 +17,7 @@ from .core.kernels.box import box
 from .core.layout import JOINT_FORCE_KINDS
 from .core.model import Model, batch_model
 from .core.state import tree_view, workspace, zeros_control, zeros_state
+from .errors import UsdartError
 
 
 class CacheFlag(IntFlag):
@@ -54,16 +55,44 @@ class CacheFlag(IntFlag):
     )
 
 
+class _StateInput:
+    """A state input of the cache (joint positions and velocities, root pose and velocities): the cache keeps
+    its own float64 array, and assigning to the attribute copies into it (the size checked, an error naming
+    the cache's articulation otherwise), so the compute functions hand the same array to one kernel call."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, cache, owner=None):
+        return self if cache is None else getattr(cache, self.slot)
+
+    def __set__(self, cache, value) -> None:
+        target = getattr(cache, self.slot)
+        try:
+            values = np.asarray(value, dtype=float).reshape(-1)
+        except (TypeError, ValueError) as error:
+            raise UsdartError(f"{cache.owner}: {self.name} takes numbers: {error}") from None
+        if values.size != target.size:
+            raise UsdartError(f"{cache.owner}: {self.name}: expected {target.size} values, got {values.size}")
+        target[:] = values
+
+
 class ArticulationCache:
     """Arrays sized for one articulation; reusable by any articulation of the same structure."""
+
+    joint_position = _StateInput()
+    joint_velocity = _StateInput()
+    root_transform = _StateInput()  # position xyz, quaternion wxyz
+    root_linear_velocity = _StateInput()  # of the root COM
+    root_angular_velocity = _StateInput()
 
     def __init__(self, model: ArticulationModel, solo_model: Model, owner: str):
         n, nd = model.n_links, model.n_dofs
         nv = model.n_root + nd
         self.owner = owner  # root link path of the articulation that created the cache
         self.structure = structure_key(model)
-        self.joint_position = np.zeros(nd)
-        self.joint_velocity = np.zeros(nd)
+        self._joint_position = np.zeros(nd)
+        self._joint_velocity = np.zeros(nd)
         self.joint_acceleration = np.zeros(nd)
         self.joint_force = np.zeros(nd)
         self.joint_target_position = np.zeros(nd)
@@ -76,9 +105,9 @@ class ArticulationCache:
         self.link_incoming_joint_force = np.zeros((n, 6))  # [force; torque] in the child joint frame
         self.link_force = np.zeros((n, 3))
         self.link_torque = np.zeros((n, 3))
-        self.root_transform = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])  # position xyz, quaternion wxyz
-        self.root_linear_velocity = np.zeros(3)  # of the root COM
-        self.root_angular_velocity = np.zeros(3)
+        self._root_transform = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        self._root_linear_velocity = np.zeros(3)
+        self._root_angular_velocity = np.zeros(3)
         self.root_linear_acceleration = np.zeros(3)  # read only
         self.root_angular_acceleration = np.zeros(3)  # read only
         self.external_forces = np.zeros((n, 6))  # [force; torque] at each link COM, world

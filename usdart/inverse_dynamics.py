@@ -20,7 +20,14 @@ import warnings
 import numpy as np
 
 from .cache import ArticulationCache
-from .core.kernels.entry import centroidal, forward_dynamics, inverse_dynamics, jacobians, mass_matrix
+from .core.kernels.entry import (
+    centroidal,
+    forward_dynamics,
+    inverse_dynamics,
+    jacobians,
+    load_tree_state,
+    mass_matrix,
+)
 from .core.layout import JOINT_SPHERICAL
 from .core.state import sync_spherical_quaternions
 from .errors import UsdartError
@@ -69,8 +76,25 @@ class InverseDynamicsMixin:
 
     # ---- evaluation at the cache's state -------------------------------------------------------------
     def _load(self, cache: ArticulationCache, velocities: bool = True):
-        """Copy the cache's state into its scratch scene; returns the box the entry points take."""
+        """Copy the cache's state into its scratch scene; returns the box the entry points take. One kernel
+        call when the inputs are usable and the tree has no spherical joint; else `_load_checked`, which
+        names what is wrong (or loads the spherical joints' quaternions)."""
         self._check_cache(cache)
+        root_velocities = velocities and self.model.n_root > 0
+        if self._spherical_joints or not load_tree_state(
+            cache._box,
+            cache.joint_position,
+            cache.joint_velocity,
+            cache.root_transform,
+            cache.root_linear_velocity,
+            cache.root_angular_velocity,
+            velocities,
+            root_velocities,
+        ):
+            self._load_checked(cache, velocities)
+        return cache._box
+
+    def _load_checked(self, cache: ArticulationCache, velocities: bool) -> None:
         m, st, where = self.model, cache._tree_state, self.root_link
         st.q[0] = finite_vector(cache.joint_position, m.n_dofs, where, "joint_position")
         st.qd[0] = finite_vector(cache.joint_velocity, m.n_dofs, where, "joint_velocity") if velocities else 0.0
@@ -84,7 +108,6 @@ class InverseDynamicsMixin:
         if m.n_root and velocities:
             st.root_vel[0, :3] = finite_vector(cache.root_linear_velocity, 3, where, "root_linear_velocity")
             st.root_vel[0, 3:] = finite_vector(cache.root_angular_velocity, 3, where, "root_angular_velocity")
-        return cache._box
 
     def _rnea(self, cache, qdd=None, root_acc=None, gravity=_ZERO3, wrench=None, velocities=False):
         """Generalized forces (6 + n when floating) at the cache's pose."""

@@ -2,14 +2,15 @@
 control and workspace records, so a call from Python unboxes one pointer instead of ~100 arrays.
 
 Stepping: `step` (worlds w0..w1-1, without the GIL, so threads can share the worlds) and its RK4 twin
-(compiled only when a scene uses RK4). Dynamics of
-one tree at the state of world 0 (the articulation cache's scratch scene): `inverse_dynamics`,
+(compiled only when a scene uses RK4). Dynamics of one tree at the state of world 0 (the articulation
+cache's scratch scene, loaded by `load_tree_state`): `inverse_dynamics`,
 `mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world `link_motion`;
 `tree_dynamics` runs one of them for a block of worlds (batches of states: views), without the GIL.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..layout import (
@@ -142,6 +143,36 @@ def update_poses(b, w):
 
 
 # ---- dynamics of one tree ------------------------------------------------------------------------------------
+@njit(cache=True, error_model="numpy")
+def load_tree_state(b, q, qd, pose, root_linear, root_angular, velocities, root_velocities):
+    """World 0 of an articulation cache's scratch scene (its tree alone) at the cache's state: joint positions,
+    velocities when `velocities` (else zero), root pose [x y z qw qx qy qz] with the quaternion normalised,
+    the root COM's velocities when `root_velocities` (else zero). Writes nothing and returns False when an
+    input it reads is not finite or the quaternion is zero (the caller's Python checks then name it). The norm
+    is summed in order, as usdart.values.quaternion_norms, so both give the same bits."""
+    _, st, _, _ = borrow(b)
+    ok = True
+    for k in range(q.shape[0]):
+        ok = ok and np.isfinite(q[k]) and (not velocities or np.isfinite(qd[k]))
+    for a in range(7):
+        ok = ok and np.isfinite(pose[a])
+    for a in range(3):
+        ok = ok and (not root_velocities or (np.isfinite(root_linear[a]) and np.isfinite(root_angular[a])))
+    norm = np.sqrt(pose[3] * pose[3] + pose[4] * pose[4] + pose[5] * pose[5] + pose[6] * pose[6])
+    if not ok or not norm >= 1e-12:
+        return False
+    for k in range(q.shape[0]):
+        st.q[0, k] = q[k]
+        st.qd[0, k] = qd[k] if velocities else 0.0
+    for a in range(3):
+        st.root_pos[0, 0, a] = pose[a]
+        st.root_vel[0, 0, a] = root_linear[a] if root_velocities else 0.0
+        st.root_vel[0, 0, 3 + a] = root_angular[a] if root_velocities else 0.0
+    for a in range(4):
+        st.root_quat[0, 0, a] = pose[3 + a] / norm
+    return True
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _frames(m, st, ws, w, t):
     """Poses, motion columns and world inertias of tree t; the root COM (floating) into ws.vec[w, 4]."""
