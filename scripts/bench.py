@@ -332,6 +332,17 @@ def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
         single[algo] = best_of(lambda: [theirs[algo]() for _ in range(100)], repeat) / 100
         rows.append((f"{algo.upper()} one Python call vs Pinocchio's", t_ours, single[algo]))
 
+    # the same through the public API (the cache's state loaded and checked, results copied out)
+    cache.joint_acceleration[:], cache.joint_force[:] = qdd, tau
+    public = {
+        "rnea": ("compute_joint_force", lambda: art.compute_joint_force(cache)),
+        "crba": ("compute_generalized_mass_matrix", lambda: art.compute_generalized_mass_matrix(cache)),
+        "aba": ("compute_joint_acceleration", lambda: art.compute_joint_acceleration(cache)),
+    }
+    for algo, (name, call) in public.items():
+        t_ours = best_of(lambda: [call() for _ in range(100)], repeat) / 100
+        rows.append((f"Articulation.{name}, one call, vs Pinocchio's {algo}", t_ours, single[algo]))
+
     # batches: every world of a scene of N Pandas at its own random state
     batch = usdart.load(PANDA, worlds=worlds, semantics="newton")
     many = batch.articulations[0]
