@@ -174,6 +174,9 @@ def test_bad_values_are_refused(panda):
     cache.root_transform[3:] = 0.0
     with pytest.raises(UsdartError, match="not a rotation"):
         panda.apply_cache(cache, CacheFlag.ROOT_TRANSFORM)
+    cache.root_transform[3:] = 1e200  # finite, but its norm overflows
+    with pytest.raises(UsdartError, match="not a rotation"):
+        panda.compute_generalized_mass_matrix(cache)
 
 
 def test_state_inputs_assigned_whole_are_copied_in_and_checked(panda, ant_free):

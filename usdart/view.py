@@ -259,8 +259,9 @@ class ArticulationView:
             scratch.root_vel[:, 0] = src.root_vel[:, t]
         return b
 
-    def _compute(self, kind: int, what: str, articulations, worlds) -> np.ndarray:
-        """`kind` (entry.TREE_*) of the chosen articulations, every world at once (threads over worlds)."""
+    def _compute(self, kind: int, what: str, articulations, worlds, velocities=False, gravity=False) -> np.ndarray:
+        """`kind` (entry.TREE_*) of the chosen articulations, every world at once (threads over worlds), at
+        the state's velocities or none, with gravity or without."""
         arts, worlds = self._select(articulations, worlds)
         m = self._model
         nv = m.n_root + m.n_dofs
@@ -269,10 +270,10 @@ class ArticulationView:
         out = np.zeros((self.worlds, len(arts), *shape))
         result = np.zeros((self.worlds, *shape))
         for j, a in enumerate(arts):
-            b = self._load(a, velocities=what == "Coriolis forces")
+            b = self._load(a, velocities)
             result[:] = 0.0
-            gravity = m.gravity if what == "gravity forces" else np.zeros(3)
-            self._engine.over_worlds(entry.tree_dynamics, b, self.worlds, 0, kind, gravity, result)
+            g = m.gravity if gravity else np.zeros(3)
+            self._engine.over_worlds(entry.tree_dynamics, b, self.worlds, 0, kind, g, result)
             if not all_finite(result):
                 w = int(np.argwhere(~np.isfinite(result.reshape(self.worlds, -1)))[0, 0])
                 raise UsdartError(
@@ -293,11 +294,11 @@ class ArticulationView:
 
     def gravity_compensation(self, articulations=None, worlds=None) -> np.ndarray:
         """Forces holding each articulation against gravity (Articulation.compute_gravity_compensation)."""
-        return self._compute(entry.TREE_INVERSE_DYNAMICS, "gravity forces", articulations, worlds)
+        return self._compute(entry.TREE_INVERSE_DYNAMICS, "gravity forces", articulations, worlds, gravity=True)
 
     def coriolis_compensation(self, articulations=None, worlds=None) -> np.ndarray:
         """Coriolis and centrifugal forces (Articulation.compute_coriolis_compensation)."""
-        return self._compute(entry.TREE_INVERSE_DYNAMICS, "Coriolis forces", articulations, worlds)
+        return self._compute(entry.TREE_INVERSE_DYNAMICS, "Coriolis forces", articulations, worlds, velocities=True)
 
 
 def select_articulations(articulations: Sequence[Articulation], pattern: str) -> list[Articulation]:

@@ -159,7 +159,7 @@ def load_tree_state(b, q, qd, pose, root_linear, root_angular, velocities, root_
     for a in range(3):
         ok = ok and (not root_velocities or (np.isfinite(root_linear[a]) and np.isfinite(root_angular[a])))
     norm = np.sqrt(pose[3] * pose[3] + pose[4] * pose[4] + pose[5] * pose[5] + pose[6] * pose[6])
-    if not ok or not norm >= 1e-12:
+    if not ok or not 1e-12 <= norm < np.inf:  # zero, or overflowing from absurd components
         return False
     for k in range(q.shape[0]):
         st.q[0, k] = q[k]
