@@ -36,7 +36,8 @@ def finite_vector(values, size: int, where: str, what: str) -> np.ndarray:
 def quaternion_norms(quats: np.ndarray) -> np.ndarray:
     """|q| of each quaternion (last axis); one formula for single and batched callers, so a view and an
     articulation's cache normalise a rotation to the same bits."""
-    return np.sqrt((quats * quats).sum(axis=-1))
+    with np.errstate(over="ignore"):  # absurd components give inf, which the callers refuse
+        return np.sqrt((quats * quats).sum(axis=-1))
 
 
 def unit_quaternion(q, where: str) -> np.ndarray:
