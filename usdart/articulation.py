@@ -309,7 +309,7 @@ class Articulation(InverseDynamicsMixin):
             raise UsdartError(f"{self.root_link}: expected an ArticulationCache, got {type(cache).__name__}")
         if cache.released:
             raise UsdartError(f"{self.root_link}: the cache was released; create a new one with create_cache()")
-        if cache.structure is not self._structure and cache.structure != self._structure:
+        if cache.structure is not self._structure:  # keys are interned: equal keys are one object
             raise UsdartError(
                 f"{self.root_link}: the cache was created for {cache.owner}, whose links, joints or "
                 "DOFs differ; create a cache with this articulation's create_cache()"

@@ -18,6 +18,7 @@ from .core.layout import JOINT_FORCE_KINDS
 from .core.model import Model, batch_model
 from .core.state import tree_view, workspace, zeros_control, zeros_state
 from .errors import UsdartError
+from .values import vector
 
 
 class CacheFlag(IntFlag):
@@ -69,12 +70,9 @@ class _StateInput:
     def __set__(self, cache, value) -> None:
         target = getattr(cache, self.slot)
         try:
-            values = np.asarray(value, dtype=float).reshape(-1)
+            target[:] = vector(value, target.size, self.name, cache.owner)
         except (TypeError, ValueError) as error:
             raise UsdartError(f"{cache.owner}: {self.name} takes numbers: {error}") from None
-        if values.size != target.size:
-            raise UsdartError(f"{cache.owner}: {self.name}: expected {target.size} values, got {values.size}")
-        target[:] = values
 
 
 class ArticulationCache:

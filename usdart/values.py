@@ -17,17 +17,17 @@ def all_finite(arr: np.ndarray) -> bool:
     return bool(np.isfinite(arr).all())
 
 
-def vector(values, size: int, what: str) -> np.ndarray:
+def vector(values, size: int, what: str, where: str = "") -> np.ndarray:
+    """`values` as a flat float array of `size` entries; else an error "<where>: <what>: ..." (the message is
+    built only then: this runs on every compute call)."""
     arr = np.asarray(values, dtype=float).reshape(-1)
     if arr.size != size:
-        raise UsdartError(f"{what}: expected {size} values, got {arr.size}")
+        raise UsdartError(f"{f'{where}: ' if where else ''}{what}: expected {size} values, got {arr.size}")
     return arr
 
 
 def finite_vector(values, size: int, where: str, what: str) -> np.ndarray:
-    arr = np.asarray(values, dtype=float).reshape(-1)
-    if arr.size != size:
-        raise UsdartError(f"{where}: {what}: expected {size} values, got {arr.size}")
+    arr = vector(values, size, what, where)
     if not all_finite(arr):
         raise UsdartError(f"{where}: {what} contains NaN or infinite values")
     return arr

@@ -79,12 +79,10 @@ class ArticulationView:
         self.links = first.links
         self._model = first.model
         self._engine = first._engine
-        trees = self._engine.model.trees.tree
         self._trees = np.array([a._tree for a in self.articulations], dtype=np.int64)
-        # each articulation's DOF and link columns in the scene's arrays (articulations x DOFs / links)
-        self._dofs = np.array([np.arange(trees[t, L.T_DOF0], trees[t, L.T_DOF1]) for t in self._trees], np.int64)
-        self._dofs = self._dofs.reshape(self.count, self._model.n_dofs)
-        self._link_rows = [slice(int(trees[t, L.T_LINK0]), int(trees[t, L.T_LINK1])) for t in self._trees]
+        # each articulation's DOF columns in the scene's arrays (articulations x DOFs)
+        first_dofs = self._engine.model.trees.tree[self._trees, L.T_DOF0]
+        self._dofs = first_dofs[:, None] + np.arange(self._model.n_dofs)
         self._caches = [a.create_cache() for a in self.articulations]
         self._scratch = None
 
@@ -121,20 +119,18 @@ class ArticulationView:
         """One of `FIELDS` for the chosen articulations and worlds: shape (worlds, articulations, ...)."""
         attributes, flag, _ = self._field(name)
         arts, worlds = self._select(articulations, worlds)
+        if flag & _STATE_FLAGS:  # a diverged scene's state is not read (as copy_internal_state_to_cache)
+            self._require_finite()
         e = self._engine
         if name in _DOF_ARRAYS:
-            if flag & _STATE_FLAGS:  # a diverged scene's state is not read (as copy_internal_state_to_cache)
-                self._require_finite()
             record, array = _DOF_ARRAYS[name]
             return getattr(getattr(e, record), array)[np.ix_(worlds, self._dofs[arts].ravel())].reshape(
                 len(worlds), len(arts), -1
             )
         if name == "root_transforms":
-            self._require_finite()
             at = np.ix_(worlds, self._trees[arts])
             return np.concatenate([e.state.root_pos[at], e.state.root_quat[at]], axis=-1)
         if name == "root_velocities":
-            self._require_finite()
             return e.state.root_vel[np.ix_(worlds, self._trees[arts])]
         rows = []
         for w in worlds:
