@@ -118,3 +118,37 @@ def dynamic_body(stage, path, pos=(0, 0, 0), mass=1.0, velocity=None, sleep=True
 def save(stage, path) -> str:
     stage.GetRootLayer().Export(str(path))
     return str(path)
+
+
+def prism_mesh(stage, path, sides=8, radius=0.1, half_height=0.1, approximation="convexHull", pos=None, phase=0.5):
+    """A mesh collider: a regular prism (`sides` sides, circumradius `radius`, axis Z, its first vertex at
+    `phase` of a side's angle from +X) with the given physics:approximation; `pos` translates it (metres)."""
+    import math
+
+    from pxr import Vt
+
+    mesh = UsdGeom.Mesh.Define(stage, path)
+    angles = [2 * math.pi * (i + phase) / sides for i in range(sides)]
+    points = [(radius * math.cos(a), radius * math.sin(a), z) for z in (-half_height, half_height) for a in angles]
+    mesh.CreatePointsAttr(Vt.Vec3fArray([Gf.Vec3f(*p) for p in points]))
+    faces = [[i, (i + 1) % sides, sides + (i + 1) % sides, sides + i] for i in range(sides)]
+    faces += [list(range(sides - 1, -1, -1)), list(range(sides, 2 * sides))]
+    mesh.CreateFaceVertexCountsAttr([len(f) for f in faces])
+    mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
+    if pos is not None:
+        UsdGeom.Xformable(mesh).AddTranslateOp().Set(Gf.Vec3d(*pos))
+    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(approximation)
+    return mesh.GetPrim()
+
+
+def round_collider(stage, path, kind="cylinder", radius=0.1, height=0.2, axis="Z", material_path=None):
+    """A Cylinder or Cone collider (UsdGeom: centred, a cone's apex toward +axis)."""
+    geom = (UsdGeom.Cylinder if kind == "cylinder" else UsdGeom.Cone).Define(stage, path)
+    geom.CreateRadiusAttr(radius)
+    geom.CreateHeightAttr(height)
+    geom.CreateAxisAttr(axis)
+    UsdPhysics.CollisionAPI.Apply(geom.GetPrim())
+    if material_path:
+        bind(geom.GetPrim(), material_path)
+    return geom.GetPrim()

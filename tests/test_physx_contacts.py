@@ -16,7 +16,16 @@ import pytest
 
 pytest.importorskip("ovphysx", reason="real PhysX (ovphysx, [test] extra) is not installed")
 
-from contact_stages import collider, contact_stage, dynamic_body, ground, material, save  # noqa: E402
+from contact_stages import (  # noqa: E402
+    collider,
+    contact_stage,
+    dynamic_body,
+    ground,
+    material,
+    prism_mesh,
+    round_collider,
+    save,
+)
 from physx_runner import run_physx_bodies  # noqa: E402
 
 import usdart  # noqa: E402
@@ -199,21 +208,13 @@ def test_the_contacts_sample_runs_as_in_physx():
 def octagon_prism_stage(tmp_path, approximation, tilt):
     """A body whose collider is a mesh (an octagonal prism, radius 0.1 m, height 0.2 m) with the given
     physics:approximation, dropped from 0.5 m tilted `tilt` degrees about X onto a plane."""
-    from pxr import Gf, UsdGeom, UsdPhysics, Vt
+    from pxr import UsdGeom
 
     stage = contact_stage()
     ground(stage, "plane")
     body = dynamic_body(stage, "/World/body", pos=(0, 0, 0.5))
     UsdGeom.Xformable(body).AddRotateXOp().Set(tilt)
-    mesh = UsdGeom.Mesh.Define(stage, "/World/body/geom")
-    angles = np.arange(8) * np.pi / 4
-    points = [(0.1 * math.cos(a), 0.1 * math.sin(a), z) for z in (-0.1, 0.1) for a in angles]
-    mesh.CreatePointsAttr(Vt.Vec3fArray([Gf.Vec3f(*p) for p in points]))
-    faces = [[i, (i + 1) % 8, 8 + (i + 1) % 8, 8 + i] for i in range(8)] + [list(range(7, -1, -1)), list(range(8, 16))]
-    mesh.CreateFaceVertexCountsAttr([len(f) for f in faces])
-    mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
-    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
-    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(approximation)
+    prism_mesh(stage, "/World/body/geom", approximation=approximation, phase=0.0)
     return save(stage, tmp_path / f"mesh_{approximation}_{tilt}.usda")
 
 
@@ -228,4 +229,99 @@ def test_a_mesh_collider_lands_on_a_plane_as_in_physx(tmp_path, approximation, t
     (A tilted bounding cube tips over a different way in each: 0.06 m apart on the way down.)"""
     theirs, ours = both(octagon_prism_stage(tmp_path, approximation, tilt), 60, 120)
     assert ours[-1, 2] == pytest.approx(theirs[-1, 2], abs=1e-5)
+    assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= tol
+
+
+def shape_drop_stage(tmp_path, ground_kind, body_kind, tilt, solver="TGS"):
+    """A 1 kg body dropped from 0.5 m (rotated by `tilt`, XYZ degrees) onto a plane, a box ground or a static
+    hexagonal prism hull (radius 2 m, top at z = 0): the body an octagonal prism hull (0.1 m radius, 0.2 m
+    tall), a cylinder or cone (radius 0.1, height 0.2), a 0.2 m box, a 0.1 m sphere or a capsule."""
+    from pxr import Gf, UsdGeom
+
+    stage = contact_stage(solver)
+    if ground_kind == "hull":
+        prism_mesh(stage, "/World/ground", sides=6, radius=2.0, half_height=0.5, pos=(0, 0, -0.5))
+    else:
+        ground(stage, ground_kind)
+    body = dynamic_body(stage, "/World/body", pos=(0, 0, 0.5))
+    UsdGeom.Xformable(body).AddRotateXYZOp().Set(Gf.Vec3f(*tilt))
+    if body_kind == "prism":
+        prism_mesh(stage, "/World/body/geom")
+    elif body_kind in ("cylinder", "cone"):
+        round_collider(stage, "/World/body/geom", body_kind)
+    else:
+        collider(stage, "/World/body/geom", body_kind, 0.2 if body_kind == "box" else 0.1)
+    name = f"{body_kind}_on_{ground_kind}_{'_'.join(str(int(a)) for a in tilt)}_{solver}.usda"
+    return save(stage, tmp_path / name)
+
+
+@pytest.mark.parametrize(
+    "ground_kind, body_kind, tilt",
+    [
+        ("box", "prism", (0, 0, 0)),
+        ("plane", "cylinder", (0, 0, 0)),
+        ("plane", "cylinder", (90, 0, 0)),
+        ("plane", "cone", (0, 0, 0)),
+        ("hull", "sphere", (0, 0, 0)),
+        ("hull", "prism", (0, 0, 30)),
+    ],
+    ids=["hull-on-box", "cylinder-upright", "cylinder-on-its-side", "cone-upright", "sphere-on-hull", "hull-on-hull"],
+)
+@pytest.mark.parametrize("solver", ["TGS", "PGS"])
+def test_hulls_cylinders_and_cones_land_flat_as_in_physx(tmp_path, ground_kind, body_kind, tilt, solver):
+    """Convex hulls, cylinders and cones (PhysX's exact convex-core shapes) dropped flat onto planes, a box and
+    a static hull: the fall, the landing and the rest at 0.1 m, every step within 1e-4 m of ovphysx (measured
+    TGS 2e-7 to 6e-5 m), except that in PGS usdart's cylinders and cones slide sideways for a moment as they
+    land (up to 2.8e-4 m in the step after the impact, 1.1e-5 m at rest; PhysX's stay on the spot: its round
+    shapes' first contacts are not documented), so their height is held to 1e-4 m and the sideways offset to
+    3e-4 m."""
+    theirs, ours = both(shape_drop_stage(tmp_path, ground_kind, body_kind, tilt, solver), 60, 120)
+    assert theirs[-1, 2] == pytest.approx(0.1, abs=1e-4)
+    if solver == "PGS" and body_kind in ("cylinder", "cone"):
+        assert np.abs(theirs[:, 2] - ours[:, 2]).max() <= TOL
+        assert np.abs(theirs[:, :2] - ours[:, :2]).max() <= 3e-4
+        return
+    assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
+
+
+@pytest.mark.parametrize(
+    "ground_kind, body_kind, tilt",
+    [
+        ("box", "prism", (35, 0, 0)),
+        ("plane", "cylinder", (35, 10, 0)),
+        ("box", "cylinder", (35, 10, 0)),
+        ("plane", "cone", (35, 0, 0)),
+        ("hull", "box", (20, 0, 0)),
+        ("hull", "capsule", (0, 30, 0)),
+    ],
+    ids=["hull-on-box", "cylinder-on-plane", "cylinder-on-box", "cone-on-plane", "box-on-hull", "capsule-on-hull"],
+)
+def test_tilted_bodies_land_on_an_edge_and_settle_as_in_physx(tmp_path, ground_kind, body_kind, tilt):
+    """Dropped tilted, they land on an edge or rim and tip onto a face (TGS, 60 Hz, 2 s): the fall agrees to
+    1e-4 m up to the impact; after it the bodies come to rest at PhysX's height within 1e-5 m and within
+    3.5 cm of its place (measured 2e-3 to 3.1e-2 m: which way an edge impact sends a body depends on the
+    order the solver visits its points, which PhysX does not document)."""
+    theirs, ours = both(shape_drop_stage(tmp_path, ground_kind, body_kind, tilt), 60, 120)
+    impact = int(np.argmax(theirs[:, 2] < 0.2))
+    assert np.abs(theirs[: impact - 1, :3] - ours[: impact - 1, :3]).max() <= TOL
+    assert ours[-1, 2] == pytest.approx(theirs[-1, 2], abs=1e-5)
+    assert np.linalg.norm(theirs[-1, :2] - ours[-1, :2]) <= 0.035
+
+
+@pytest.mark.parametrize("solver, tol", [("TGS", 5e-4), ("PGS", 2e-3)])
+def test_a_cylinder_rolls_down_an_incline_as_in_physx(tmp_path, solver, tol):
+    """A solid cylinder (radius 0.1 m) on its side on a 16.7 degree incline (tilted gravity), friction 1:
+    it rolls without slipping, x = (2/3) g sin(theta) t^2 / 2 within 2 % after 1 s (60 Hz; PhysX's own PGS
+    rolls 1.1 % farther), and along PhysX's path within 5e-4 m (TGS, measured 3.7e-4) or 2e-3 m (PGS, 1.7e-3)."""
+    from pxr import Gf, UsdGeom
+
+    theta = math.atan(0.3)
+    stage = contact_stage(solver, gravity=(math.sin(theta), 0.0, -math.cos(theta)))
+    material(stage, "/World/mat", 1.0, 1.0, 0.0)
+    ground(stage, "plane", "/World/mat")
+    body = dynamic_body(stage, "/World/body", pos=(0, 0, 0.1), sleep=False)
+    UsdGeom.Xformable(body).AddRotateXYZOp().Set(Gf.Vec3f(90, 0, 0))  # its axis along -Y: it rolls along +X
+    round_collider(stage, "/World/body/geom", "cylinder", height=0.3, material_path="/World/mat")
+    theirs, ours = both(save(stage, tmp_path / f"roll_{solver}.usda"), 60, 60)
+    assert ours[-1, 0] == pytest.approx(0.5 * (2 / 3) * 9.81 * math.sin(theta), rel=0.02)
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= tol

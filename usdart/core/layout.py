@@ -134,16 +134,17 @@ DIVERGED_COLUMNS = 2
 
 # ---- contacts (usdart.core.shapes, usdart.core.kernels.collide / contacts) -------------------------------
 # shape types, in the order a pair is put in (the lower type is side A, contact normals point from B to A)
-SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_CONVEX, SHAPE_PLANE = range(5)
-SHAPE_NAMES = ("sphere", "capsule", "box", "convex", "plane")  # convex: a mesh's hull (model.shapes.hull_*)
+SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_CONE, SHAPE_CONVEX, SHAPE_PLANE = range(7)
+SHAPE_NAMES = ("sphere", "capsule", "box", "cylinder", "cone", "convex", "plane")  # convex: a hull (shapes.hull_*)
 # model.shapes.shape (n_shapes, 6) int64: type, global link (-1: static, in world), tree that moves it (-1:
 # none: static, or a fixed base's root link), collision group (-1: none), the tree's self-collision (1: its
 # non-adjacent links collide), 1 on an articulation link (PhysX's "ext" contacts: link cfm, minimum normal
 # impulse for friction)
 S_TYPE, S_LINK, S_TREE, S_GROUP, S_SELF_COLLIDE, S_ARTICULATED = range(6)
 SHAPE_COLUMNS = 6
-# model.shapes.shape_par (n_shapes, 13) float: size (box half extents; sphere radius; capsule radius, half
-# height), offsets, material, the body's depenetration cap and contact impulse cap, bounding radius
+# model.shapes.shape_par (n_shapes, 13) float: size (box half extents; sphere radius; capsule, cylinder and
+# cone: radius, half height, their axis the local x, a cone's apex at +x), offsets, material, the body's
+# depenetration cap and contact impulse cap, bounding radius
 (
     SP_SIZE0,
     SP_SIZE1,
@@ -169,6 +170,9 @@ CONTACT_SETTING_COUNT = 3
 CG_POINT, CG_NORMAL, CG_SEPARATION = 0, 3, 6
 CONTACT_GEOMETRY = 7
 MANIFOLD_POINTS = 4  # contact points per shape pair at most (PhysX's persistent manifold)
+DISC_POINTS = 16  # a cylinder's or cone's cap as a polygon in the general convex manifold (kernels/convex.py)
+EPA_POINTS = 48  # room for EPA's polytope vertices (and GJK's simplex) per world
+EPA_FACES = 128  # its faces (freed faces are reused)
 # work.contact_count (W, 5) int64: points found this step, rows filled, row storage used, points dropped for
 # lack of room (counted, not an error: PhysX's GPU buffers drop contacts the same way), the step's number
 # (friction patches remember the step they were last used in)

@@ -27,6 +27,9 @@ class Shapes(NamedTuple):
     settings: np.ndarray  # (CONTACT_SETTING_COUNT,): CS_*
     hull_start: np.ndarray  # (n_shapes + 1,) int64: convex shape s's vertices are hull_point[hull_start[s]:[s+1]]
     hull_point: np.ndarray  # (n_points, 3) in the shape's frame
+    hull_faces: np.ndarray  # (n_shapes + 1,) int64: convex shape s's faces are hull_faces[s]:[s+1]
+    face_start: np.ndarray  # (n_faces + 1,) int64: face f's vertices are face_vertex[face_start[f]:[f+1]]
+    face_vertex: np.ndarray  # int64 indices into the shape's hull vertices, counter-clockwise about the outward normal
 
 
 def no_shapes() -> Shapes:
@@ -40,6 +43,9 @@ def no_shapes() -> Shapes:
         np.zeros(L.CONTACT_SETTING_COUNT),
         np.zeros(1, np.int64),
         np.zeros((0, 3)),
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(0, np.int64),
     )
 
 
@@ -55,18 +61,16 @@ def _bound(c: ColliderDesc) -> float:
         return float(c.size[0] + c.size[1])
     if c.shape == "box":
         return float(np.linalg.norm(c.size))
+    if c.shape in ("cylinder", "cone"):
+        return float(np.hypot(c.size[0], c.size[1]))
     if c.shape == "convex":
         return float(np.linalg.norm(c.hull, axis=1).max())
     return np.inf
 
 
 def shape_colliders(description: SceneDescription, where: dict) -> list[ColliderDesc]:
-    """The colliders that become shapes, in shape order: static ones and those on simulated bodies; convex
-    hulls only where a plane is there to meet them (they collide with nothing else yet)."""
-    colliders = [c for c in description.colliders if c.body is None or c.body in where]
-    if not any(c.shape == "plane" for c in colliders):
-        colliders = [c for c in colliders if c.shape != "convex"]
-    return colliders
+    """The colliders that become shapes, in shape order: static ones and those on simulated bodies."""
+    return [c for c in description.colliders if c.body is None or c.body in where]
 
 
 def build_shapes(
@@ -139,5 +143,12 @@ def build_shapes(
     hulls = [c.hull if c.shape == "convex" else np.zeros((0, 3)) for c in colliders]
     hull_start = np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64)
     hull_point = np.concatenate(hulls).reshape(-1, 3) if hulls else np.zeros((0, 3))
+    faces = [c.faces if c.shape == "convex" else [] for c in colliders]
+    hull_faces = np.concatenate([[0], np.cumsum([len(f) for f in faces])]).astype(np.int64)
+    every_face = [face for shape_faces in faces for face in shape_faces]
+    face_start = np.concatenate([[0], np.cumsum([len(f) for f in every_face])]).astype(np.int64)
+    face_vertex = np.concatenate([np.zeros(0, np.int64), *every_face]).astype(np.int64)
     keys = np.array(sorted(keys), np.int64)
-    return Shapes(shape, par, rot, pos, group_filter, keys, settings, hull_start, hull_point)
+    return Shapes(
+        shape, par, rot, pos, group_filter, keys, settings, hull_start, hull_point, hull_faces, face_start, face_vertex
+    )

@@ -96,8 +96,15 @@ class Workspace(NamedTuple):
     contact_order: np.ndarray  # (W, n_contacts) int64: contact points by solver group
     contact_sort: np.ndarray  # (W, 2 n_contacts + n_shapes + 1) int64: sorting scratch (groups.solver_groups)
     contact_scratch: np.ndarray  # (W, 32, 3) narrow-phase scratch
-    contact_candidates: np.ndarray  # (W, max(8, hull vertices), CONTACT_GEOMETRY) a manifold's candidate points
+    contact_candidates: np.ndarray  # (W, polygon room, CONTACT_GEOMETRY) a manifold's candidate points
     contact_found: np.ndarray  # (W, 8, CONTACT_GEOMETRY) a pair's points
+    # general convex pairs (kernels/convex.py; one row each where the scene has no cylinder, cone or hull)
+    epa_point: np.ndarray  # (W, EPA_POINTS, 9) GJK's simplex and EPA's polytope
+    epa_weight: np.ndarray  # (W, 16)
+    epa_face: np.ndarray  # (W, EPA_FACES, 4) int64
+    epa_plane: np.ndarray  # (W, EPA_FACES, 4)
+    epa_edge: np.ndarray  # (W, 3 EPA_FACES, 2) int64
+    contact_polygon: np.ndarray  # (W, 4, polygon room, 3) supporting features and clipping
     group_parent: np.ndarray  # (W, n_islands) int64: each island's solver-group root
     group_next: np.ndarray  # (W, n_islands) int64: the next island of its group (-1: last)
     group_start: np.ndarray  # (W, n_islands + 1) int64: a root's contact points in contact_order
@@ -255,6 +262,11 @@ def contact_workspace(model: Model, worlds: int, per_shape: int) -> dict:
     rows = ROWS_PER_CONTACT * contacts
     storage = rows * (2 * max(model.max_tree_velocities, 1) + 12)
     islands = len(model.trees.island)
+    kinds = shapes[:, L.S_TYPE]
+    general = bool(np.any((kinds >= L.SHAPE_CYLINDER) & (kinds != L.SHAPE_PLANE)))
+    # a manifold's candidates: a hull's vertices against a plane, or a clipped polygon (both features' points)
+    largest = int(np.diff(model.shapes.hull_start).max(initial=0))
+    room = max(8, largest, 2 * max(largest, L.DISC_POINTS) + 4) if general else 8
     order = np.zeros((worlds, n), np.int64)
     order[:, : int(np.sum(shapes[:, L.S_TYPE] != L.SHAPE_PLANE))] = np.flatnonzero(shapes[:, L.S_TYPE] != L.SHAPE_PLANE)
     z = np.zeros
@@ -269,10 +281,14 @@ def contact_workspace(model: Model, worlds: int, per_shape: int) -> dict:
         contact_order=z((worlds, contacts), np.int64),
         contact_sort=z((worlds, 2 * contacts + n + 1), np.int64),
         contact_scratch=z((worlds, 32, 3)),
-        contact_candidates=z(
-            (worlds, max(8, int(np.diff(model.shapes.hull_start).max(initial=0))), L.CONTACT_GEOMETRY)
-        ),
+        contact_candidates=z((worlds, room, L.CONTACT_GEOMETRY)),
         contact_found=z((worlds, 8, L.CONTACT_GEOMETRY)),
+        epa_point=z((worlds, L.EPA_POINTS if general else 1, 9)),
+        epa_weight=z((worlds, 16)),
+        epa_face=z((worlds, L.EPA_FACES if general else 1, 4), np.int64),
+        epa_plane=z((worlds, L.EPA_FACES if general else 1, 4)),
+        epa_edge=z((worlds, 3 * L.EPA_FACES if general else 1, 2), np.int64),
+        contact_polygon=z((worlds, 4, room, 3)),
         group_parent=np.tile(np.arange(islands, dtype=np.int64), (worlds, 1)),  # every island alone
         group_next=np.full((worlds, islands), -1, np.int64),
         group_start=z((worlds, islands + 1), np.int64),

@@ -75,7 +75,7 @@ def _write(out, row, rot, pos, lx, ly, lz, nx, ny, nz, sep):
 
 
 @njit(cache=True, error_model="numpy", inline="always", _nrt=False)
-def _rotated(rot, x, y, z):
+def rotated(rot, x, y, z):
     """rot @ (x, y, z): a direction in a box's frame, in world."""
     return (
         rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z,
@@ -130,7 +130,7 @@ def sphere_box(pos_a, radius_a, rot_b, pos_b, half_b, margin, out):
             q2 = n2 * half_b[2]
     if sep >= margin:
         return 0
-    nx, ny, nz = _rotated(rot_b, n0, n1, n2)
+    nx, ny, nz = rotated(rot_b, n0, n1, n2)
     _write(out, 0, rot_b, pos_b, q0, q1, q2, nx, ny, nz, sep)
     return 1
 
@@ -521,7 +521,7 @@ def _capsule_edge(seg, h, k, n0, n1, n2, sep, rot_b, pos_b, out):
         c1 = u
     else:
         c2 = u
-    nx, ny, nz = _rotated(rot_b, n0, n1, n2)
+    nx, ny, nz = rotated(rot_b, n0, n1, n2)
     _write(out, 0, rot_b, pos_b, c0, c1, c2, nx, ny, nz, sep)
     return 1
 
@@ -613,6 +613,6 @@ def capsule_box(rot_a, pos_a, radius_a, half_height_a, rot_b, pos_b, half_b, mar
     n0 = (scratch[0, 0] + t * scratch[1, 0] - q0) / dist
     n1 = (scratch[0, 1] + t * scratch[1, 1] - q1) / dist
     n2 = (scratch[0, 2] + t * scratch[1, 2] - q2) / dist
-    nx, ny, nz = _rotated(rot_b, n0, n1, n2)
+    nx, ny, nz = rotated(rot_b, n0, n1, n2)
     _write(out, 0, rot_b, pos_b, q0, q1, q2, nx, ny, nz, dist - radius_a)
     return 1

@@ -7,14 +7,15 @@ PhysX's filters in order: the same link never meets itself, links of one articul
 collisions on and never parent with child, collision groups, then the model's excluded pairs
 (FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal,
 each point on B's surface, the normal from B toward A, a pair's sides ordered by shape type (sphere,
-capsule, box, convex hull, plane: the lower type is A; hulls meet planes only, so far); points up to the
-pair's contact distance apart count (speculative contacts). Box pairs are in
-usdart.core.kernels.box_contacts.
+capsule, box, cylinder, cone, convex hull, plane: the lower type is A); points up to the pair's contact
+distance apart count (speculative contacts). Box pairs are in usdart.core.kernels.box_contacts, pairs with
+a cylinder, cone or hull (GJK, EPA and feature clipping) in usdart.core.kernels.convex.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -33,7 +34,9 @@ from ..layout import (
     S_TYPE,
     SHAPE_BOX,
     SHAPE_CAPSULE,
+    SHAPE_CONE,
     SHAPE_CONVEX,
+    SHAPE_CYLINDER,
     SHAPE_PLANE,
     SHAPE_SPHERE,
     SP_BOUND,
@@ -44,6 +47,22 @@ from ..layout import (
     TS_CONTACTS,
 )
 from .box_contacts import box_box, capsule_box, sphere_box
+from .convex import convex_pair, round_plane
+
+
+class NarrowRoom(NamedTuple):
+    """One world's scratch for the narrow phase (workspace arrays of the same names, usdart.core.state)."""
+
+    scratch: np.ndarray  # (32, 3) box and capsule clipping
+    candidates: np.ndarray  # (room, CONTACT_GEOMETRY) a manifold's points before keep_four
+    found: np.ndarray  # (8, CONTACT_GEOMETRY) a pair's points
+    epa_point: np.ndarray  # (EPA_POINTS, 9) GJK's simplex and EPA's polytope: [a - b, a, b]
+    epa_weight: np.ndarray  # (16,) GJK's weights, a witness point and a normal
+    epa_face: np.ndarray  # (EPA_FACES, 4) int64 EPA's faces: vertex rows, state
+    epa_plane: np.ndarray  # (EPA_FACES, 4) their unit normals and distances from the origin
+    epa_edge: np.ndarray  # (3 EPA_FACES, 2) int64 the edges a round removes
+    polygon: np.ndarray  # (4, room, 3) supporting features and clipping
+
 
 PARALLEL = 1e-6  # squared sine below which two capsule axes count as parallel (two contact points)
 
@@ -229,22 +248,60 @@ def keep_four(points, n, out):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def manifold(type_a, type_b, par_a, par_b, rot_a, pa, hull_a, rot_b, pb, margin, scratch, candidates, out):
-    """Contact points of shapes A and B (type_a <= type_b; hull_a: A's hull vertices when it is convex) within
-    margin into out; returns their count. Convex hulls meet planes only, so far."""
-    ra, rb = par_a[SP_SIZE0], par_b[SP_SIZE0]
-    if type_a == SHAPE_CONVEX or type_b == SHAPE_CONVEX:
-        if type_b == SHAPE_PLANE:
+def manifold(
+    type_a, type_b, par_a, par_b, rot_a, pa, hull_a, fa0, fa1, rot_b, pb, hull_b, fb0, fb1, face_start, face_vertex,
+    margin, scratch, epa_point, epa_weight, epa_face, epa_plane, epa_edge, polygon, candidates, out,
+):  # fmt: skip
+    """Contact points of shapes A and B (type_a <= type_b; hulls with their vertices and faces fa0:fa1,
+    fb0:fb1 of the face tables) within margin into out; returns their count. The epa_* arrays and
+    polygon are the general convex pairs' room (kernels/convex.py)."""
+    general = type_a >= SHAPE_CYLINDER or (type_b >= SHAPE_CYLINDER and type_b != SHAPE_PLANE)
+    if not general:
+        return simple_manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, scratch, candidates, out)
+    if type_b == SHAPE_PLANE:
+        if type_a == SHAPE_CONVEX:
             return convex_plane(rot_a, pa, hull_a, rot_b, pb, margin, candidates, out)
-        return 0
+        n = round_plane(type_a, par_a, rot_a, pa, hull_a, face_start, face_vertex, rot_b, pb, margin, polygon[0],
+                        candidates)  # fmt: skip
+    else:
+        n = convex_pair(
+            type_a, par_a, rot_a, pa, hull_a, fa0, fa1, type_b, par_b, rot_b, pb, hull_b, fb0, fb1, face_start,
+            face_vertex, margin, epa_point, epa_weight, epa_face, epa_plane, epa_edge, polygon, candidates,
+        )  # fmt: skip
+    band = min(par_a[SP_CONTACT_OFFSET], par_b[SP_CONTACT_OFFSET])
+    return keep_four(candidates, near_deepest(candidates, n, band), out)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def near_deepest(points, n, band):
+    """Keeps (compacted, in order) the points within band of the deepest one's separation; returns their
+    count. A face far larger than the contact offsets (a ground box's automatic offset is 0.02 of its size)
+    brings points of the whole incident face within the margin; keep_four would then trade one of two
+    equally deep points for a far one, and a body landing on an edge would spin off it."""
+    if n <= 4:
+        return n
+    deepest = np.inf
+    for k in range(n):
+        deepest = min(deepest, points[k, CG_SEPARATION])
+    m = 0
+    for k in range(n):
+        if points[k, CG_SEPARATION] <= deepest + band:
+            for c in range(7):
+                points[m, c] = points[k, c]
+            m += 1
+    return m
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def simple_manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, scratch, candidates, out):
+    """Pairs of spheres, capsules, boxes and planes (type_a <= type_b): their dedicated routines."""
+    ra, rb = par_a[SP_SIZE0], par_b[SP_SIZE0]
     if type_b == SHAPE_PLANE:
         if type_a == SHAPE_SPHERE:
             return point_plane(pa[0], pa[1], pa[2], ra, rot_b, pb, margin, out, np.int64(0))
         if type_a == SHAPE_CAPSULE:
             return capsule_plane(rot_a, pa, ra, par_a[SP_SIZE1], rot_b, pb, margin, out)
-        if type_a == SHAPE_BOX:
-            return box_plane(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, margin, candidates, out)
-        return 0
+        return box_plane(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, margin, candidates, out)
     if type_b == SHAPE_SPHERE:
         return sphere_sphere(pa[0], pa[1], pa[2], ra, pb[0], pb[1], pb[2], rb, margin, out, np.int64(0))
     if type_b == SHAPE_CAPSULE:
@@ -291,6 +348,9 @@ def shape_bounds(shape, shape_par, rot, pos, bounds):
                 extent += abs(rot[s, a, 2]) * par[SP_SIZE2]
             elif kind == SHAPE_CAPSULE:
                 extent = par[SP_SIZE0] + abs(rot[s, a, 0]) * par[SP_SIZE1]
+            elif kind == SHAPE_CYLINDER or kind == SHAPE_CONE:  # (a cone fits in its cylinder)
+                across = math.sqrt(max(1.0 - rot[s, a, 0] * rot[s, a, 0], 0.0))
+                extent = par[SP_SIZE0] * across + abs(rot[s, a, 0]) * par[SP_SIZE1]
             else:
                 extent = par[SP_BOUND]
             extent += par[SP_CONTACT_OFFSET]
@@ -349,17 +409,21 @@ def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def add_pair(
-    shape, shape_par, hull_start, hull_point, rot, pos, a, b, contact, contact_pair, count, scratch, candidates, found
-):
+def add_pair(sh, rot, pos, a, b, contact, contact_pair, count, room):
     """Manifold of shapes a and b appended to the world's contacts (sides ordered by type, then index);
-    points beyond the contact arrays' room are counted as dropped."""
+    points beyond the contact arrays' room are counted as dropped. sh: the model's Shapes; room: the
+    narrow phase's scratch arrays (NarrowRoom)."""
+    shape, shape_par, hull_start, hull_faces = sh.shape, sh.shape_par, sh.hull_start, sh.hull_faces
     if shape[a, S_TYPE] > shape[b, S_TYPE] or (shape[a, S_TYPE] == shape[b, S_TYPE] and a > b):
         a, b = b, a  # sides by type, then by shape: the same pair always gets the same normal
     margin = shape_par[a, SP_CONTACT_OFFSET] + shape_par[b, SP_CONTACT_OFFSET]
+    found = room.found
     n = manifold(
         shape[a, S_TYPE], shape[b, S_TYPE], shape_par[a], shape_par[b], rot[a], pos[a],
-        hull_point[hull_start[a] : hull_start[a + 1]], rot[b], pos[b], margin, scratch, candidates, found,
+        sh.hull_point[hull_start[a] : hull_start[a + 1]], hull_faces[a], hull_faces[a + 1], rot[b], pos[b],
+        sh.hull_point[hull_start[b] : hull_start[b + 1]], hull_faces[b], hull_faces[b + 1], sh.face_start,
+        sh.face_vertex, margin, room.scratch, room.epa_point, room.epa_weight, room.epa_face,
+        room.epa_plane, room.epa_edge, room.polygon, room.candidates, found,
     )  # fmt: skip
     k = count[CC_POINTS]
     for i in range(n):
@@ -375,38 +439,18 @@ def add_pair(
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def find_contacts(
-    shape,
-    shape_par,
-    shape_rot,
-    shape_pos,
-    hull_start,
-    hull_point,
-    group_filter,
-    excluded,
-    link,
-    tree_settings,
-    asleep,
-    link_rot,
-    link_pos,
-    rot,
-    pos,
-    bounds,
-    order,
-    contact,
-    contact_pair,
-    count,
-    scratch,
-    candidates,
-    found,
+    sh, link, tree_settings, asleep, link_rot, link_pos, rot, pos, bounds, order, contact, contact_pair, count, room
 ):
     """Every contact point of one world at the current link poses into contact / contact_pair (count:
-    CC_*). `order` holds the non-plane shapes, kept sorted between steps; planes are tested directly."""
+    CC_*). sh: the model's Shapes; `order` holds the non-plane shapes, kept sorted between steps; planes are
+    tested directly; room: the narrow phase's scratch (NarrowRoom)."""
     count[CC_POINTS] = 0
     count[CC_DROPPED] = 0
+    shape, shape_par, group_filter, excluded = sh.shape, sh.shape_par, sh.group_filter, sh.excluded
     n = shape.shape[0]
     if n == 0:
         return
-    shape_poses(shape, shape_rot, shape_pos, link_rot, link_pos, rot, pos)
+    shape_poses(shape, sh.shape_rot, sh.shape_pos, link_rot, link_pos, rot, pos)
     shape_bounds(shape, shape_par, rot, pos, bounds)
     m = np.int64(0)
     for s in range(n):
@@ -426,13 +470,8 @@ def find_contacts(
                 or bounds[a, 2] > bounds[b, 5]
             ):
                 continue
-            if shape[a, S_TYPE] == SHAPE_CONVEX or shape[b, S_TYPE] == SHAPE_CONVEX:
-                continue  # hulls meet planes only, so far
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
-                add_pair(
-                    shape, shape_par, hull_start, hull_point, rot, pos, a, b, contact, contact_pair, count, scratch,
-                    candidates, found,
-                )  # fmt: skip
+                add_pair(sh, rot, pos, a, b, contact, contact_pair, count, room)
     for p in range(n):
         if shape[p, S_TYPE] != SHAPE_PLANE:
             continue
@@ -449,7 +488,4 @@ def find_contacts(
             ):
                 continue
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, s, p):
-                add_pair(
-                    shape, shape_par, hull_start, hull_point, rot, pos, s, p, contact, contact_pair, count, scratch,
-                    candidates, found,
-                )  # fmt: skip
+                add_pair(sh, rot, pos, s, p, contact, contact_pair, count, room)

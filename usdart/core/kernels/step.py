@@ -56,7 +56,7 @@ from ..layout import (
     TS_SUBSTEP_FORCES,
 )
 from .aba import aba
-from .collide import find_contacts
+from .collide import NarrowRoom, find_contacts
 from .contacts import fill_contacts, mark_broken, pgs_friction_pass
 from .groups import group_pass, solver_groups
 from .integrate import integrate_positions
@@ -698,12 +698,13 @@ def contacts_and_groups(m, st, ctl, ws, w, only_island):
         return
     count[CC_ROWS] = 0
     count[CC_STORAGE] = 0
+    room = NarrowRoom(
+        ws.contact_scratch[w], ws.contact_candidates[w], ws.contact_found[w], ws.epa_point[w],
+        ws.epa_weight[w], ws.epa_face[w], ws.epa_plane[w], ws.epa_edge[w], ws.contact_polygon[w],
+    )  # fmt: skip
     find_contacts(
-        sh.shape, sh.shape_par, sh.shape_rot, sh.shape_pos, sh.hull_start, sh.hull_point, sh.group_filter,
-        sh.excluded, m.links.link,
-        ctl.tree_settings, st.asleep[w], st.link_rot[w], st.link_pos[w], ws.shape_rot[w], ws.shape_pos[w],
-        ws.shape_bounds[w], ws.shape_order[w], ws.contact[w], ws.contact_pair[w], count, ws.contact_scratch[w],
-        ws.contact_candidates[w], ws.contact_found[w],
+        sh, m.links.link, ctl.tree_settings, st.asleep[w], st.link_rot[w], st.link_pos[w], ws.shape_rot[w],
+        ws.shape_pos[w], ws.shape_bounds[w], ws.shape_order[w], ws.contact[w], ws.contact_pair[w], count, room,
     )  # fmt: skip
     solver_groups(
         m.trees.tree, sh.shape, ws.contact_pair[w], count, only_island, ws.group_parent[w], ws.group_next[w],

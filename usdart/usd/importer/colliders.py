@@ -4,9 +4,10 @@ usd-core's UsdPhysics parser already finds every collider, its body (the closest
 none: static), its pose in the body frame and its size with the world scale baked in (PhysX shapes carry no
 scale). This module turns those into ColliderDesc in SI units with PhysX's conventions and defaults
 (reference physx_contacts.md):
-- geometry: Sphere, Cube (box), Capsule (its axis becomes the shape's local X, as PxCapsuleGeometry's),
-  Plane (static only; its normal becomes the local X) and Mesh as PhysX approximates it (`_mesh`; hulls
-  collide with planes only so far). Cylinders and cones do not collide yet: one warning lists them;
+- geometry: Sphere, Cube (box), Capsule, Cylinder and Cone (their axis becomes the shape's local X, as
+  PxCapsuleGeometry's; cylinders and cones exact, as ovphysx's default convex-core shapes, the cone's apex
+  at +X), Plane (static only; its normal becomes the local X) and Mesh as PhysX approximates it (`_mesh`:
+  hulls keep their faces, coplanar triangles merged). Other gprims do not collide: one warning lists them;
 - material: the physics-purpose binding the parser resolved, PhysxMaterialAPI's combine modes; with no
   material, the material bound to the physics scene, else PhysX's default (0.5 / 0.5 / 0, average). A
   MaterialAPI with unauthored frictions is frictionless (PhysX reads the schema's 0);
@@ -34,15 +35,16 @@ from .shape_mass import convex_hull
 from .transforms import WorldTransforms
 from .usd_values import authored, read
 
-SHAPES = {"SphereShape": "sphere", "CubeShape": "box", "CapsuleShape": "capsule", "PlaneShape": "plane"}
-NOT_COLLIDING_YET = (
-    "Capsule1Shape",
-    "CylinderShape",
-    "Cylinder1Shape",
-    "ConeShape",
-    "SpherePointsShape",
-    "CustomShape",
-)
+SHAPES = {
+    "SphereShape": "sphere",
+    "CubeShape": "box",
+    "CapsuleShape": "capsule",
+    "CylinderShape": "cylinder",
+    "ConeShape": "cone",
+    "PlaneShape": "plane",
+}
+COLLIDER_TYPES = (*SHAPES, "MeshShape")
+NOT_COLLIDING_YET = ("Capsule1Shape", "Cylinder1Shape", "SpherePointsShape", "CustomShape")
 PLANE_CONTACT_OFFSET = 0.02  # stage units (0.02 x tolerancesLength)
 AUTO_OFFSET_FRACTION = 0.02  # of the shape's smallest extent
 OFFSET_REPAIR = 0.001  # stage units added when an authored contactOffset is not above the restOffset
@@ -122,8 +124,9 @@ class Colliders:
             skipped += [p for p, d in self._entries(type_name) if d.collisionEnabled]
         if skipped:
             self.warnings.append(
-                f"{skipped[0]}: {len(skipped)} collider(s) of types other than Sphere, Cube, Capsule, Plane and "
-                "Mesh (cylinders, cones, points) do not collide yet; they still count for mass"
+                f"{skipped[0]}: {len(skipped)} collider(s) of types other than Sphere, Cube, Capsule, Cylinder, "
+                "Cone, Plane and Mesh (two-radius capsules and cylinders, points) do not collide yet; they still "
+                "count for mass"
             )
         for type_name, shape in SHAPES.items():
             for path, desc in self._entries(type_name):
@@ -132,12 +135,6 @@ class Colliders:
         for path, desc in self._entries("MeshShape"):
             if desc.collisionEnabled:
                 out.append(self._mesh(path, desc))
-        convex = [c.path for c in out if c is not None and c.shape == "convex"]
-        if convex:
-            self.warnings.append(
-                f"{convex[0]}: {len(convex)} mesh collider(s) collide as convex hulls with planes only, so far "
-                "(not with other shapes)"
-            )
         return sorted((c for c in out if c is not None), key=lambda c: c.path)
 
     def _placement(self, path: str, desc) -> tuple[str | None, np.ndarray, np.ndarray]:
@@ -163,19 +160,19 @@ class Colliders:
             size = np.array([desc.radius, 0.0, 0.0])
         elif shape == "box":
             size = np.abs(np.array(desc.halfExtents, float))
-        elif shape == "capsule":
+        elif shape in ("capsule", "cylinder", "cone"):
             size = np.array([desc.radius, desc.halfHeight, 0.0])
         else:
             size = np.zeros(3)
-        if shape in ("capsule", "plane"):
+        if shape in ("capsule", "cylinder", "cone", "plane"):
             rotation = rotation @ _AXIS_FROM_X[str(desc.axis)]
         return self._made(path, desc, body, shape, rotation, position, size * self.settings.meters_per_unit)
 
     def _mesh(self, path: str, desc) -> ColliderDesc | None:
         """A mesh collider as PhysX approximates it: boundingSphere / boundingCube as that shape around its
-        scaled points (the sphere centred on their bounds), every other approximation on a moving body as one
-        convex hull (convexDecomposition approximated by one hull, a triangle mesh promoted to its hull as
-        PhysX does); a static triangle mesh does not collide yet."""
+        scaled points (the sphere centred on their bounds), convexHull as one convex hull, and on a moving
+        body every other approximation too (convexDecomposition approximated by one hull, a triangle mesh
+        promoted to its hull as PhysX does); a static triangle mesh does not collide yet."""
         body, rotation, position = self._placement(path, desc)
         prim = self.stage.GetPrimAtPath(path)
         mpu = self.settings.meters_per_unit
@@ -201,20 +198,26 @@ class Colliders:
         elif approximation not in ("convexhull",):
             self.warnings.append(f"{path}: a triangle mesh on a moving body collides as its convex hull (as in PhysX)")
         try:
-            hull = convex_hull(points - centre)[0]
+            hull, triangles = convex_hull(points - centre)
         except ValueError as exc:
             self.warnings.append(f"{path}: mesh collider has no convex hull ({exc}); it does not collide")
             return None
         collider = self._made(path, desc, body, "convex", rotation, moved, 0.5 * (high - low))
         if collider is not None:
             collider.hull = hull
+            collider.faces = hull_faces(hull, triangles)
         return collider
 
     def _made(self, path, desc, body, shape, rotation, position, size) -> ColliderDesc | None:
         """The ColliderDesc (size in m), or None with a warning for a shape of zero size."""
         if not (np.all(np.isfinite(size)) and np.all(np.isfinite(position)) and np.all(np.isfinite(rotation))):
             raise PhysicsImportError(path, "collider size or pose is NaN or infinite")
-        if shape != "plane" and size[0] <= 0.0 or (shape in ("box", "convex") and np.any(size <= 0.0)):
+        if (
+            shape != "plane"
+            and size[0] <= 0.0
+            or (shape in ("box", "convex") and np.any(size <= 0.0))
+            or (shape in ("cylinder", "cone") and size[1] <= 0.0)
+        ):
             self.warnings.append(f"{path}: collider has zero size; it does not collide")
             return None
         mpu = self.settings.meters_per_unit
@@ -244,7 +247,12 @@ class Colliders:
             return rest, contact
         if shape == "plane":
             return rest, PLANE_CONTACT_OFFSET + max(rest, 0.0)
-        extent = 2 * size_stage[0] if shape in ("sphere", "capsule") else 2 * size_stage.min()  # box, hull bounds
+        if shape in ("sphere", "capsule"):
+            extent = 2 * size_stage[0]
+        elif shape in ("cylinder", "cone"):
+            extent = 2 * size_stage[:2].min()
+        else:  # box, hull bounds
+            extent = 2 * size_stage.min()
         g = np.linalg.norm(self.settings.gravity) / self.settings.meters_per_unit
         dt = self.settings.time_step
         return rest, max(2.0 * dt * dt * max(g, 1.0), AUTO_OFFSET_FRACTION * extent) + max(rest, 0.0)
@@ -261,7 +269,7 @@ class Colliders:
             for other in d.filteredGroups:
                 if str(other) in index:
                     listed |= {(index[p], index[str(other)]), (index[str(other)], index[p])}
-        shape_groups = {p: d.collisionGroups for t in SHAPES for p, d in self._entries(t)}
+        shape_groups = {p: d.collisionGroups for t in COLLIDER_TYPES for p, d in self._entries(t)}
         for c in colliders:
             member = [str(g) for g in shape_groups.get(c.path, []) if str(g) in index]
             if len(member) > 1:
@@ -290,7 +298,7 @@ class Colliders:
             ]
 
         sources = []
-        for t in SHAPES:
+        for t in COLLIDER_TYPES:
             sources += [([p], d.filteredCollisions) for p, d in self._entries(t)]
         for p, d in self._entries("RigidBody"):
             sources.append(([c.path for c in colliders if c.body == p], d.filteredCollisions))
@@ -304,6 +312,31 @@ class Colliders:
                         if a != b:
                             pairs.add((min(a, b), max(a, b)))
         return pairs
+
+
+def hull_faces(points: np.ndarray, triangles: np.ndarray) -> list[np.ndarray]:
+    """The hull's faces as polygons: its outward triangles merged where they share a plane (a box's six
+    quads, not twelve triangles), each polygon's vertices counter-clockwise about its outward normal."""
+    a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
+    normals = np.cross(b - a, c - a)
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    offsets = np.einsum("ij,ij->i", normals, a)
+    tolerance = 1e-9 * max(float(np.abs(points).max()), 1e-300)
+    faces, used = [], np.zeros(len(triangles), bool)
+    for t in range(len(triangles)):
+        if used[t]:
+            continue
+        same = (~used) & (np.einsum("ij,j->i", normals, normals[t]) > 1.0 - 1e-9)
+        same &= np.abs(offsets - offsets[t]) <= tolerance
+        used |= same
+        vertices = np.unique(triangles[same])
+        centre = points[vertices].mean(axis=0)
+        u = points[triangles[t, 0]] - centre
+        u /= np.linalg.norm(u)
+        v = np.cross(normals[t], u)
+        d = points[vertices] - centre
+        faces.append(vertices[np.argsort(np.arctan2(d @ v, d @ u))].astype(np.int64))
+    return faces
 
 
 def jointed_pairs(stage: Usd.Stage, joint_paths: list[str]) -> set[tuple[str, str]]:

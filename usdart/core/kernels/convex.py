@@ -1,0 +1,758 @@
+"""Contacts of convex shapes in general: convex hulls, cylinders and cones (PhysX's exact convex-core shapes)
+against each other and against spheres, capsules and boxes, and cylinders and cones on planes.
+
+GJK finds the closest points of the two shapes' cores (a sphere's centre, a capsule's segment, the whole
+shape otherwise; the radius is added afterwards), EPA the penetration depth and normal where the cores
+overlap. The manifold comes from the two supporting features along that normal (a face, an edge or a point
+of each side: hull faces as imported, box faces, cylinder and cone caps as polygons that start at the exact
+support point): the other feature clipped against the side planes of the reference face (the one facing
+the normal more squarely), every clipped point's separation measured along the normal (never below the
+cores' separation: along that normal nothing overlaps deeper), those within the margin kept, and the
+closest (deepest) points themselves always (a clipped face misses them where the contact is at its edge);
+the caller keeps four (collide.keep_four). Every buffer is the caller's (no allocation).
+
+A shape is passed as (kind, par, rot, pos, hull, f0, f1): its type and parameters (layout SP_*), world
+pose, hull vertices in its frame (convex only) and its faces f0:f1 in the model's face tables
+(face_start: each face's vertices in face_vertex, counter-clockwise about the outward normal, as indices
+into the shape's hull).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..layout import (
+    CG_SEPARATION,
+    DISC_POINTS,
+    SHAPE_BOX,
+    SHAPE_CAPSULE,
+    SHAPE_CONE,
+    SHAPE_CYLINDER,
+    SHAPE_SPHERE,
+    SP_BOUND,
+    SP_SIZE0,
+    SP_SIZE1,
+    SP_SIZE2,
+)
+from .box_contacts import rotated
+
+GJK_ITERATIONS = 64
+RELATIVE_TOLERANCE = 1e-9  # of the two shapes' size: GJK's and EPA's convergence, degenerate simplices
+CAP_ALIGNMENT = 0.7  # |axis . d| above which a capsule's supporting feature is its end point, not its segment
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def core_radius(kind, par):
+    """The radius around the shape's core (sphere: its centre; capsule: its segment; others: none)."""
+    if kind == SHAPE_SPHERE or kind == SHAPE_CAPSULE:
+        return par[SP_SIZE0]
+    return 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _local(rot, dx, dy, dz):
+    return (
+        rot[0, 0] * dx + rot[1, 0] * dy + rot[2, 0] * dz,
+        rot[0, 1] * dx + rot[1, 1] * dy + rot[2, 1] * dz,
+        rot[0, 2] * dx + rot[1, 2] * dy + rot[2, 2] * dz,
+    )
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _world(rot, pos, x, y, z):
+    wx, wy, wz = rotated(rot, x, y, z)
+    return pos[0] + wx, pos[1] + wy, pos[2] + wz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _put(out, k, rot, pos, x, y, z):
+    """out[k, :3] = the world point of local (x, y, z)."""
+    out[k, 0], out[k, 1], out[k, 2] = _world(rot, pos, x, y, z)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _radial(ly, lz, radius):
+    """The rim point's (y, z) toward (ly, lz) on a circle of `radius` about the local x axis."""
+    rr = math.sqrt(ly * ly + lz * lz)
+    if rr <= 1e-12 * (abs(ly) + abs(lz) + 1e-300) or rr == 0.0:
+        return radius, 0.0
+    return radius * ly / rr, radius * lz / rr
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def support(kind, par, rot, pos, hull, dx, dy, dz):
+    """The core's farthest point along the world direction d (world x, y, z). Cylinders and cones have their
+    axis along local x (a cone's apex at +x)."""
+    lx, ly, lz = _local(rot, dx, dy, dz)
+    x = y = z = 0.0
+    if kind == SHAPE_CAPSULE:
+        x = par[SP_SIZE1] if lx >= 0.0 else -par[SP_SIZE1]
+    elif kind == SHAPE_BOX:
+        x = par[SP_SIZE0] if lx >= 0.0 else -par[SP_SIZE0]
+        y = par[SP_SIZE1] if ly >= 0.0 else -par[SP_SIZE1]
+        z = par[SP_SIZE2] if lz >= 0.0 else -par[SP_SIZE2]
+    elif kind == SHAPE_CYLINDER:
+        x = par[SP_SIZE1] if lx >= 0.0 else -par[SP_SIZE1]
+        y, z = _radial(ly, lz, par[SP_SIZE0])
+    elif kind == SHAPE_CONE:
+        h = par[SP_SIZE1]
+        y, z = _radial(ly, lz, par[SP_SIZE0])
+        if h * lx >= -h * lx + y * ly + z * lz:
+            x, y, z = h, 0.0, 0.0
+        else:
+            x = -h
+    elif kind != SHAPE_SPHERE:
+        vertex, best = 0, -np.inf
+        for i in range(hull.shape[0]):
+            d = hull[i, 0] * lx + hull[i, 1] * ly + hull[i, 2] * lz
+            if d > best:
+                best, vertex = d, i
+        x, y, z = hull[vertex, 0], hull[vertex, 1], hull[vertex, 2]
+    return _world(rot, pos, x, y, z)
+
+
+# ---- GJK: simplex rows of `pts` are [w = a - b, a, b]; lam their barycentric weights ----------------------
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _triangle(pts, i, j, k):
+    """Weights of rows i, j, k for the triangle's point closest to the origin (Ericson's regions)."""
+    ax, ay, az = pts[i, 0], pts[i, 1], pts[i, 2]
+    abx, aby, abz = pts[j, 0] - ax, pts[j, 1] - ay, pts[j, 2] - az
+    acx, acy, acz = pts[k, 0] - ax, pts[k, 1] - ay, pts[k, 2] - az
+    d1 = -(abx * ax + aby * ay + abz * az)
+    d2 = -(acx * ax + acy * ay + acz * az)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return 1.0, 0.0, 0.0
+    bx, by, bz = pts[j, 0], pts[j, 1], pts[j, 2]
+    d3 = -(abx * bx + aby * by + abz * bz)
+    d4 = -(acx * bx + acy * by + acz * bz)
+    if d3 >= 0.0 and d4 <= d3:
+        return 0.0, 1.0, 0.0
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        v = d1 / (d1 - d3)
+        return 1.0 - v, v, 0.0
+    cx, cy, cz = pts[k, 0], pts[k, 1], pts[k, 2]
+    d5 = -(abx * cx + aby * cy + abz * cz)
+    d6 = -(acx * cx + acy * cy + acz * cz)
+    if d6 >= 0.0 and d5 <= d6:
+        return 0.0, 0.0, 1.0
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        w = d2 / (d2 - d6)
+        return 1.0 - w, 0.0, w
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return 0.0, 1.0 - w, w
+    total = va + vb + vc
+    if total <= 0.0:  # degenerate (collinear) triangle: its best edge
+        return 1.0, 0.0, 0.0
+    v, w = vb / total, vc / total
+    return 1.0 - v - w, v, w
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _weighted_norm2(pts, lam, count):
+    s = 0.0
+    for a in range(3):
+        c = 0.0
+        for i in range(count):
+            c += lam[i] * pts[i, a]
+        s += c * c
+    return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _origin_beyond(pts, i, j, k, o):
+    """True when the origin lies on the other side of face (i, j, k) from row o (or the face is flat)."""
+    ux, uy, uz = pts[j, 0] - pts[i, 0], pts[j, 1] - pts[i, 1], pts[j, 2] - pts[i, 2]
+    vx, vy, vz = pts[k, 0] - pts[i, 0], pts[k, 1] - pts[i, 1], pts[k, 2] - pts[i, 2]
+    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    side_o = nx * (pts[o, 0] - pts[i, 0]) + ny * (pts[o, 1] - pts[i, 1]) + nz * (pts[o, 2] - pts[i, 2])
+    side_0 = -(nx * pts[i, 0] + ny * pts[i, 1] + nz * pts[i, 2])
+    return side_o * side_0 <= 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _reduce(pts, lam, count):
+    """The simplex's sub-simplex nearest the origin: weights into lam, rows compacted; returns its size
+    (4: the origin is inside the tetrahedron)."""
+    if count == 1:
+        lam[0] = 1.0
+        return 1
+    if count == 2:
+        ex, ey, ez = pts[1, 0] - pts[0, 0], pts[1, 1] - pts[0, 1], pts[1, 2] - pts[0, 2]
+        ee = ex * ex + ey * ey + ez * ez
+        t = -(ex * pts[0, 0] + ey * pts[0, 1] + ez * pts[0, 2]) / ee if ee > 0.0 else 0.0
+        lam[0], lam[1] = 1.0 - t, t
+        if t <= 0.0:
+            lam[0], lam[1] = 1.0, 0.0
+        elif t >= 1.0:
+            lam[0], lam[1] = 0.0, 1.0
+    elif count == 3:
+        lam[0], lam[1], lam[2] = _triangle(pts, np.int64(0), np.int64(1), np.int64(2))
+    else:
+        best = np.inf
+        inside = True
+        for f in range(4):  # face f leaves out row f
+            i, j, k = (f + 1) % 4, (f + 2) % 4, (f + 3) % 4
+            if not _origin_beyond(pts, i, j, k, f):
+                continue
+            inside = False
+            li, lj, lk = _triangle(pts, i, j, k)
+            d = 0.0
+            for a in range(3):
+                c = li * pts[i, a] + lj * pts[j, a] + lk * pts[k, a]
+                d += c * c
+            if d < best:
+                best = d
+                lam[f], lam[i], lam[j], lam[k] = 0.0, li, lj, lk
+        if inside:
+            for i in range(4):
+                lam[i] = 0.25
+            return 4
+    n = 0
+    for i in range(count):
+        if lam[i] > 0.0:
+            if n != i:
+                for c in range(9):
+                    pts[n, c] = pts[i, c]
+                lam[n] = lam[i]
+            n += 1
+    return n
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def gjk(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, lam, tol):
+    """Closest points of the two cores: returns (simplex size, squared distance). Size 4 or a squared
+    distance below tol^2: the cores overlap (pts holds the simplex for EPA); else the weights lam over
+    pts[:size] give the closest points (rows' a and b)."""
+    vx, vy, vz = pos_a[0] - pos_b[0], pos_a[1] - pos_b[1], pos_a[2] - pos_b[2]
+    if vx * vx + vy * vy + vz * vz == 0.0:
+        vx = 1.0
+    count = np.int64(0)
+    vv = np.inf
+    for _ in range(GJK_ITERATIONS):
+        _add_support(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, count, -vx, -vy, -vz)
+        if count > 0:
+            vw = vx * pts[count, 0] + vy * pts[count, 1] + vz * pts[count, 2]
+            if vv - vw <= RELATIVE_TOLERANCE * vv:  # no nearer point: converged
+                break
+            duplicate = False
+            for i in range(count):
+                if (
+                    pts[i, 0] == pts[count, 0] and pts[i, 1] == pts[count, 1] and pts[i, 2] == pts[count, 2]
+                ):  # fmt: skip
+                    duplicate = True
+            if duplicate:
+                break
+        count = _reduce(pts, lam, count + 1)
+        new = _weighted_norm2(pts, lam, count)
+        if count == 4 or new <= tol * tol:
+            return count, new
+        if new >= vv:  # no progress (rounding): keep the last simplex
+            break
+        vv = new
+        vx = vy = vz = 0.0
+        for i in range(count):
+            vx += lam[i] * pts[i, 0]
+            vy += lam[i] * pts[i, 1]
+            vz += lam[i] * pts[i, 2]
+    return count, _weighted_norm2(pts, lam, count)
+
+
+# ---- EPA: the overlapping cores' penetration -----------------------------------------------------------
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _add_support(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, k, dx, dy, dz):
+    """Row k of pts = [a - b, a, b]: A's support along d, B's along -d."""
+    pts[k, 3], pts[k, 4], pts[k, 5] = support(ka, par_a, rot_a, pos_a, hull_a, dx, dy, dz)
+    pts[k, 6], pts[k, 7], pts[k, 8] = support(kb, par_b, rot_b, pos_b, hull_b, -dx, -dy, -dz)
+    for a in range(3):
+        pts[k, a] = pts[k, 3 + a] - pts[k, 6 + a]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _face(pts, face, plane, f, i, j, k):
+    """Face f = (i, j, k), its unit normal and distance from the origin into plane (normal zero: flat)."""
+    face[f, 0], face[f, 1], face[f, 2], face[f, 3] = i, j, k, 1
+    ux, uy, uz = pts[j, 0] - pts[i, 0], pts[j, 1] - pts[i, 1], pts[j, 2] - pts[i, 2]
+    vx, vy, vz = pts[k, 0] - pts[i, 0], pts[k, 1] - pts[i, 1], pts[k, 2] - pts[i, 2]
+    nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+    norm = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if norm == 0.0:
+        plane[f, 0] = plane[f, 1] = plane[f, 2] = 0.0
+        plane[f, 3] = np.inf
+        return
+    plane[f, 0], plane[f, 1], plane[f, 2] = nx / norm, ny / norm, nz / norm
+    plane[f, 3] = (nx * pts[i, 0] + ny * pts[i, 1] + nz * pts[i, 2]) / norm
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _tetrahedron(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, count, tol):
+    """Grow GJK's final simplex to a tetrahedron around the origin by supports in new directions; False
+    when the Minkowski difference is flat."""
+    axes = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    if count == 1:
+        for d in range(6):
+            s = 1.0 if d < 3 else -1.0
+            e = axes[d % 3]
+            _add_support(
+                ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, np.int64(1), s * e[0],
+                s * e[1], s * e[2],
+            )  # fmt: skip
+            dx, dy, dz = pts[1, 0] - pts[0, 0], pts[1, 1] - pts[0, 1], pts[1, 2] - pts[0, 2]
+            if dx * dx + dy * dy + dz * dz > tol * tol:
+                count = 2
+                break
+        if count == 1:
+            return False
+    if count == 2:
+        ex, ey, ez = pts[1, 0] - pts[0, 0], pts[1, 1] - pts[0, 1], pts[1, 2] - pts[0, 2]
+        a = 0 if abs(ex) <= abs(ey) and abs(ex) <= abs(ez) else (1 if abs(ey) <= abs(ez) else 2)
+        px, py, pz = axes[a]
+        ux, uy, uz = ey * pz - ez * py, ez * px - ex * pz, ex * py - ey * px  # perpendicular to the edge
+        vx, vy, vz = ey * uz - ez * uy, ez * ux - ex * uz, ex * uy - ey * ux
+        found = False
+        for step in range(6):
+            c, s = math.cos(step * math.pi / 3), math.sin(step * math.pi / 3)
+            dx, dy, dz = c * ux + s * vx, c * uy + s * vy, c * uz + s * vz
+            _add_support(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, np.int64(2), dx, dy, dz)
+            fx, fy, fz = pts[2, 0] - pts[0, 0], pts[2, 1] - pts[0, 1], pts[2, 2] - pts[0, 2]
+            cx, cy, cz = ey * fz - ez * fy, ez * fx - ex * fz, ex * fy - ey * fx
+            if cx * cx + cy * cy + cz * cz > tol * tol * (ex * ex + ey * ey + ez * ez):
+                found = True
+                break
+        if not found:
+            return False
+        count = 3
+    if count == 3:
+        ux, uy, uz = pts[1, 0] - pts[0, 0], pts[1, 1] - pts[0, 1], pts[1, 2] - pts[0, 2]
+        vx, vy, vz = pts[2, 0] - pts[0, 0], pts[2, 1] - pts[0, 1], pts[2, 2] - pts[0, 2]
+        nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        norm = math.sqrt(nx * nx + ny * ny + nz * nz)
+        for s in (1.0, -1.0):
+            _add_support(
+                ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, np.int64(3), s * nx, s * ny,
+                s * nz,
+            )  # fmt: skip
+            h = nx * (pts[3, 0] - pts[0, 0]) + ny * (pts[3, 1] - pts[0, 1]) + nz * (pts[3, 2] - pts[0, 2])
+            if abs(h) > tol * norm:
+                return True
+        return False
+    return True
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def epa(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, count, face, plane, edge, tol):
+    """Penetration of overlapping cores, grown from GJK's simplex (pts[:count]; face, plane, edge: room for
+    the polytope's faces, their planes and a round's removed edges): returns (depth, face), the Minkowski
+    difference's face nearest the origin, its outward unit normal in plane[face, :3] (A moved by -depth
+    along it separates the cores). Face -1: the difference is flat (no depth)."""
+    if not _tetrahedron(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, count, tol):
+        return 0.0, -1
+    n_faces = np.int64(4)
+    for f, (i, j, k, o) in enumerate(((0, 1, 2, 3), (0, 3, 1, 2), (0, 2, 3, 1), (1, 3, 2, 0))):
+        _face(pts, face, plane, f, i, j, k)
+        if plane[f, 0] * (pts[o, 0] - pts[i, 0]) + plane[f, 1] * (pts[o, 1] - pts[i, 1]) + plane[f, 2] * (
+            pts[o, 2] - pts[i, 2]
+        ) > 0.0:  # fmt: skip
+            _face(pts, face, plane, f, i, k, j)
+    n_points = np.int64(4)
+    best = 0
+    for _ in range(pts.shape[0]):
+        best, depth = -1, np.inf
+        for f in range(n_faces):
+            if face[f, 3] == 1 and plane[f, 3] < depth:
+                best, depth = f, plane[f, 3]
+        if best < 0:
+            return 0.0, -1
+        if n_points == pts.shape[0]:
+            break
+        nx, ny, nz = plane[best, 0], plane[best, 1], plane[best, 2]
+        _add_support(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, n_points, nx, ny, nz)
+        if nx * pts[n_points, 0] + ny * pts[n_points, 1] + nz * pts[n_points, 2] - depth <= tol:
+            break
+        n_edges = 0
+        for f in range(n_faces):  # faces the new point sees go; their edges are collected
+            if face[f, 3] != 1:
+                continue
+            i = face[f, 0]
+            seen = plane[f, 0] * (pts[n_points, 0] - pts[i, 0]) + plane[f, 1] * (pts[n_points, 1] - pts[i, 1])
+            seen += plane[f, 2] * (pts[n_points, 2] - pts[i, 2])
+            if seen > tol or plane[f, 3] == np.inf:
+                face[f, 3] = 0
+                for e in range(3):
+                    if n_edges < edge.shape[0]:
+                        edge[n_edges, 0], edge[n_edges, 1] = face[f, e], face[f, (e + 1) % 3]
+                        n_edges += 1
+        full = False
+        for e in range(n_edges):  # horizon edges: their reverse was not removed
+            twin = False
+            for g in range(n_edges):
+                if edge[g, 0] == edge[e, 1] and edge[g, 1] == edge[e, 0]:
+                    twin = True
+                    break
+            if twin:
+                continue
+            slot = -1
+            for f in range(n_faces):
+                if face[f, 3] == 0:
+                    slot = f
+                    break
+            if slot < 0:
+                if n_faces == face.shape[0]:
+                    full = True
+                    break
+                slot = n_faces
+                n_faces += 1
+            _face(pts, face, plane, slot, edge[e, 0], edge[e, 1], n_points)
+            face[slot, 3] = 2  # new this round: not a slot for another new face
+        for f in range(n_faces):
+            if face[f, 3] == 2:
+                face[f, 3] = 1
+        n_points += 1
+        if full:
+            break
+    return plane[best, 3], best
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _face_weights(pts, face, f, px, py, pz):
+    """Barycentric weights of point p in triangle face f."""
+    i, j, k = face[f, 0], face[f, 1], face[f, 2]
+    ux, uy, uz = pts[j, 0] - pts[i, 0], pts[j, 1] - pts[i, 1], pts[j, 2] - pts[i, 2]
+    vx, vy, vz = pts[k, 0] - pts[i, 0], pts[k, 1] - pts[i, 1], pts[k, 2] - pts[i, 2]
+    wx, wy, wz = px - pts[i, 0], py - pts[i, 1], pz - pts[i, 2]
+    d00 = ux * ux + uy * uy + uz * uz
+    d01 = ux * vx + uy * vy + uz * vz
+    d11 = vx * vx + vy * vy + vz * vz
+    d20 = wx * ux + wy * uy + wz * uz
+    d21 = wx * vx + wy * vy + wz * vz
+    den = d00 * d11 - d01 * d01
+    if den <= 0.0:
+        return 1.0, 0.0, 0.0
+    v = (d11 * d20 - d01 * d21) / den
+    w = (d00 * d21 - d01 * d20) / den
+    return 1.0 - v - w, v, w
+
+
+# ---- supporting features and clipping --------------------------------------------------------------------
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _disc(rot, pos, x, radius, ly, lz, outward, poly):
+    """DISC_POINTS rim points of the cap at local x, the first at the exact support toward (ly, lz),
+    counter-clockwise about the cap's outward normal (sign `outward` along local x)."""
+    y0, z0 = _radial(ly, lz, radius)
+    for i in range(DISC_POINTS):
+        t = outward * 2.0 * math.pi * i / DISC_POINTS
+        c, s = math.cos(t), math.sin(t)
+        _put(poly, i, rot, pos, x, c * y0 - s * z0, s * y0 + c * z0)
+    return DISC_POINTS
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def feature(kind, par, rot, pos, hull, f0, f1, face_start, face_vertex, dx, dy, dz, poly):
+    """The core's supporting feature along the world direction d into poly: returns its point count (1: a
+    point, 2: an edge, 3+: a face, counter-clockwise about its outward normal)."""
+    lx, ly, lz = _local(rot, dx, dy, dz)
+    norm = math.sqrt(lx * lx + ly * ly + lz * lz)
+    if kind == SHAPE_SPHERE:
+        _put(poly, np.int64(0), rot, pos, 0.0, 0.0, 0.0)
+        return 1
+    if kind == SHAPE_CAPSULE:
+        h = par[SP_SIZE1]
+        if abs(lx) > CAP_ALIGNMENT * norm:
+            _put(poly, np.int64(0), rot, pos, h if lx > 0.0 else -h, 0.0, 0.0)
+            return 1
+        _put(poly, np.int64(0), rot, pos, -h, 0.0, 0.0)
+        _put(poly, np.int64(1), rot, pos, h, 0.0, 0.0)
+        return 2
+    if kind == SHAPE_BOX:
+        a = 0
+        if abs(ly) > abs(lx) and abs(ly) >= abs(lz):
+            a = 1
+        elif abs(lz) > abs(lx) and abs(lz) > abs(ly):
+            a = 2
+        s = 1.0 if (lx, ly, lz)[a] >= 0.0 else -1.0
+        b, c = (a + 1) % 3, (a + 2) % 3
+        corners = ((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0))
+        for i in range(4):
+            u, v = corners[i]  # counter-clockwise about the face's outward normal s e_a (e_b x e_c = e_a)
+            ca, cb, cc = s * par[SP_SIZE0 + a], u * s * par[SP_SIZE0 + b], v * par[SP_SIZE0 + c]
+            if a == 0:
+                _put(poly, i, rot, pos, ca, cb, cc)
+            elif a == 1:
+                _put(poly, i, rot, pos, cc, ca, cb)
+            else:
+                _put(poly, i, rot, pos, cb, cc, ca)
+        return 4
+    if kind == SHAPE_CYLINDER:
+        h, r = par[SP_SIZE1], par[SP_SIZE0]
+        rr = math.sqrt(ly * ly + lz * lz)
+        if abs(lx) >= rr:
+            s = 1.0 if lx >= 0.0 else -1.0
+            return _disc(rot, pos, s * h, r, ly, lz, s, poly)
+        y, z = _radial(ly, lz, r)
+        _put(poly, np.int64(0), rot, pos, -h, y, z)
+        _put(poly, np.int64(1), rot, pos, h, y, z)
+        return 2
+    if kind == SHAPE_CONE:
+        h, r = par[SP_SIZE1], par[SP_SIZE0]
+        rr = math.sqrt(ly * ly + lz * lz)
+        if -lx * math.sqrt(r * r + 4.0 * h * h) >= r * lx + 2.0 * h * rr:  # the base faces d more than the side
+            return _disc(rot, pos, -h, r, ly, lz, -1.0, poly)
+        y, z = _radial(ly, lz, r)
+        _put(poly, np.int64(0), rot, pos, h, 0.0, 0.0)
+        _put(poly, np.int64(1), rot, pos, -h, y, z)
+        return 2
+    # convex hull: among the faces around the support vertex, the one facing d most squarely
+    top, best = 0, -np.inf
+    for i in range(hull.shape[0]):
+        d = hull[i, 0] * lx + hull[i, 1] * ly + hull[i, 2] * lz
+        if d > best:
+            best, top = d, i
+    chosen, facing = f0, -np.inf
+    for f in range(f0, f1):
+        has = False
+        for e in range(face_start[f], face_start[f + 1]):
+            if face_vertex[e] == top:
+                has = True
+        if not has:
+            continue
+        nx, ny, nz = _newell(hull, face_start, face_vertex, f)
+        d = (nx * lx + ny * ly + nz * lz) / max(math.sqrt(nx * nx + ny * ny + nz * nz), 1e-300)
+        if d > facing:
+            chosen, facing = f, d
+    m = np.int64(0)
+    for e in range(face_start[chosen], face_start[chosen + 1]):
+        v = face_vertex[e]
+        if m < poly.shape[0]:
+            _put(poly, m, rot, pos, hull[v, 0], hull[v, 1], hull[v, 2])
+            m += 1
+    return m
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _newell(points, face_start, face_vertex, f):
+    """Normal (not unit) of hull face f by Newell's formula: along the outward normal when the face is
+    counter-clockwise about it."""
+    nx = ny = nz = 0.0
+    lo, hi = face_start[f], face_start[f + 1]
+    for e in range(lo, hi):
+        i, j = face_vertex[e], face_vertex[e + 1 if e + 1 < hi else lo]
+        nx += (points[i, 1] - points[j, 1]) * (points[i, 2] + points[j, 2])
+        ny += (points[i, 2] - points[j, 2]) * (points[i, 0] + points[j, 0])
+        nz += (points[i, 0] - points[j, 0]) * (points[i, 1] + points[j, 1])
+    return nx, ny, nz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _polygon_normal(poly, m):
+    """Unit normal of the polygon poly[:m] by Newell's formula (counter-clockwise about it)."""
+    nx = ny = nz = 0.0
+    for i in range(m):
+        j = (i + 1) % m
+        nx += (poly[i, 1] - poly[j, 1]) * (poly[i, 2] + poly[j, 2])
+        ny += (poly[i, 2] - poly[j, 2]) * (poly[i, 0] + poly[j, 0])
+        nz += (poly[i, 0] - poly[j, 0]) * (poly[i, 1] + poly[j, 1])
+    norm = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if norm == 0.0:
+        return 0.0, 0.0, 0.0
+    return nx / norm, ny / norm, nz / norm
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _shift(poly, m, s, nx, ny, nz):
+    for i in range(m):
+        poly[i, 0] += s * nx
+        poly[i, 1] += s * ny
+        poly[i, 2] += s * nz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _side(ref, i, k, rx, ry, rz, x, y, z):
+    """Signed distance (scaled) of x inside the side plane of the reference polygon's edge i."""
+    j = (i + 1) % k
+    ex, ey, ez = ref[j, 0] - ref[i, 0], ref[j, 1] - ref[i, 1], ref[j, 2] - ref[i, 2]
+    sx, sy, sz = ry * ez - rz * ey, rz * ex - rx * ez, rx * ey - ry * ex  # inward: normal x edge
+    return sx * (x - ref[i, 0]) + sy * (y - ref[i, 1]) + sz * (z - ref[i, 2])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _clip(ref, k, rx, ry, rz, inc, m, work, spare):
+    """The incident feature inc[:m] (an edge or a polygon) clipped to the prism over the reference polygon
+    ref[:k] (normal r); the result is left in `work` (returned count). `spare`: room of work's size."""
+    if m == 2:
+        t0, t1 = 0.0, 1.0
+        for i in range(k):
+            d0 = _side(ref, i, k, rx, ry, rz, inc[0, 0], inc[0, 1], inc[0, 2])
+            d1 = _side(ref, i, k, rx, ry, rz, inc[1, 0], inc[1, 1], inc[1, 2])
+            if d0 < 0.0 and d1 < 0.0:
+                return 0
+            if d0 < 0.0:
+                t0 = max(t0, d0 / (d0 - d1))
+            elif d1 < 0.0:
+                t1 = min(t1, d0 / (d0 - d1))
+        if t0 > t1:
+            return 0
+        for c in range(3):
+            a, b = inc[0, c], inc[1, c]
+            work[0, c] = a + (b - a) * t0
+            work[1, c] = a + (b - a) * t1
+        return 2
+    for i in range(m):
+        for c in range(3):
+            work[i, c] = inc[i, c]
+    cur, other = work, spare
+    for i in range(k):
+        n = 0
+        for p in range(m):
+            q = (p + 1) % m
+            dp = _side(ref, i, k, rx, ry, rz, cur[p, 0], cur[p, 1], cur[p, 2])
+            dq = _side(ref, i, k, rx, ry, rz, cur[q, 0], cur[q, 1], cur[q, 2])
+            if dp >= 0.0 and n < other.shape[0]:
+                for c in range(3):
+                    other[n, c] = cur[p, c]
+                n += 1
+            if (dp >= 0.0) != (dq >= 0.0) and n < other.shape[0]:
+                t = dp / (dp - dq)
+                for c in range(3):
+                    other[n, c] = cur[p, c] + (cur[q, c] - cur[p, c]) * t
+                n += 1
+        cur, other = other, cur
+        m = n
+        if m == 0:
+            return 0
+    if cur is not work:  # an odd number of clips: the result is in spare
+        for p in range(m):
+            for c in range(3):
+                work[p, c] = cur[p, c]
+    return m
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _candidate(out, k, qx, qy, qz, nx, ny, nz, sep):
+    out[k, 0], out[k, 1], out[k, 2] = qx, qy, qz
+    out[k, 3], out[k, 4], out[k, 5] = nx, ny, nz
+    out[k, CG_SEPARATION] = sep
+    return k + 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _closest_cores(
+    ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, lam, face, plane, edge, tol, witness
+):
+    """(normal from B to A, separation of the cores) and the closest (or deepest) core point of B into
+    witness[:3]; GJK where the cores are apart, EPA where they overlap."""
+    count, d2 = gjk(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, lam, tol)
+    if count < 4 and d2 > tol * tol:
+        dist = math.sqrt(d2)
+        for c in range(3):
+            wa = wb = 0.0
+            for i in range(count):
+                wa += lam[i] * pts[i, 3 + c]
+                wb += lam[i] * pts[i, 6 + c]
+            witness[c] = wb
+            witness[3 + c] = (wa - wb) / dist
+        return witness[3], witness[4], witness[5], dist
+    depth, f = epa(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, count, face, plane, edge, tol)
+    if f < 0:  # flat difference: touching, along the centres' line
+        dx, dy, dz = pos_a[0] - pos_b[0], pos_a[1] - pos_b[1], pos_a[2] - pos_b[2]
+        norm = math.sqrt(dx * dx + dy * dy + dz * dz)
+        if norm == 0.0:
+            dx, dy, dz, norm = 0.0, 0.0, 1.0, 1.0
+        for c in range(3):
+            witness[c] = pts[0, 6 + c]
+        return dx / norm, dy / norm, dz / norm, 0.0
+    nx, ny, nz = plane[f, 0], plane[f, 1], plane[f, 2]
+    li, lj, lk = _face_weights(pts, face, f, depth * nx, depth * ny, depth * nz)
+    i, j, k = face[f, 0], face[f, 1], face[f, 2]
+    for c in range(3):
+        witness[c] = li * pts[i, 6 + c] + lj * pts[j, 6 + c] + lk * pts[k, 6 + c]
+    return -nx, -ny, -nz, -depth
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def convex_pair(
+    ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, kb, par_b, rot_b, pos_b, hull_b, fb0, fb1, face_start, face_vertex,
+    margin, pts, lam, face, plane, edge, poly, candidates,
+):  # fmt: skip
+    """Contact candidates of shapes A and B (see the module docstring) into candidates: points on B's
+    surface, the normal from B to A, separations; returns their count (only those within margin; the
+    caller keeps four). poly: (4, room, 3) feature and clipping buffers; pts, lam, face, plane, edge: GJK
+    and EPA room."""
+    ra, rb = core_radius(ka, par_a), core_radius(kb, par_b)
+    tol = RELATIVE_TOLERANCE * (par_a[SP_BOUND] + par_b[SP_BOUND])
+    witness = lam[4:10]  # (lam: room for GJK's four weights, then B's witness point and the normal)
+    nx, ny, nz, core = _closest_cores(
+        ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, lam, face, plane, edge, tol, witness
+    )  # fmt: skip
+    sep = core - ra - rb
+    if sep > margin:
+        return 0
+    qx, qy, qz = witness[0] + rb * nx, witness[1] + rb * ny, witness[2] + rb * nz
+    fa, fb = poly[0], poly[1]
+    ma = feature(ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, face_start, face_vertex, -nx, -ny, -nz, fa)
+    mb = feature(kb, par_b, rot_b, pos_b, hull_b, fb0, fb1, face_start, face_vertex, nx, ny, nz, fb)
+    _shift(fa, ma, -ra, nx, ny, nz)
+    _shift(fb, mb, rb, nx, ny, nz)
+    found = np.int64(0)
+    if ma >= 2 and mb >= 2 and (ma >= 3 or mb >= 3):
+        ax, ay, az = _polygon_normal(fa, ma) if ma >= 3 else (0.0, 0.0, 0.0)
+        bx, by, bz = _polygon_normal(fb, mb) if mb >= 3 else (0.0, 0.0, 0.0)
+        along_a, along_b = ax * nx + ay * ny + az * nz, bx * nx + by * ny + bz * nz
+        if mb >= 3 and along_b >= -along_a and along_b > 0.1:  # B's face is the reference
+            m = _clip(fb, mb, bx, by, bz, fa, ma, poly[2], poly[3])
+            for p in range(m):
+                x, y, z = poly[2, p, 0], poly[2, p, 1], poly[2, p, 2]
+                s = max(((x - fb[0, 0]) * bx + (y - fb[0, 1]) * by + (z - fb[0, 2]) * bz) / along_b, sep)
+                if s <= margin and found < candidates.shape[0] - 1:
+                    found = _candidate(candidates, found, x - s * nx, y - s * ny, z - s * nz, nx, ny, nz, s)
+        elif ma >= 3 and along_a < -0.1:  # A's face is the reference
+            m = _clip(fa, ma, ax, ay, az, fb, mb, poly[2], poly[3])
+            for p in range(m):
+                x, y, z = poly[2, p, 0], poly[2, p, 1], poly[2, p, 2]
+                s = max(-((x - fa[0, 0]) * ax + (y - fa[0, 1]) * ay + (z - fa[0, 2]) * az) / along_a, sep)
+                if s <= margin and found < candidates.shape[0] - 1:
+                    found = _candidate(candidates, found, x + s * nx, y + s * ny, z + s * nz, nx, ny, nz, s)
+    elif ma == 2 and mb == 2:
+        ex, ey, ez = fb[1, 0] - fb[0, 0], fb[1, 1] - fb[0, 1], fb[1, 2] - fb[0, 2]
+        gx, gy, gz = fa[1, 0] - fa[0, 0], fa[1, 1] - fa[0, 1], fa[1, 2] - fa[0, 2]
+        ee, gg = ex * ex + ey * ey + ez * ez, gx * gx + gy * gy + gz * gz
+        cx, cy, cz = ey * gz - ez * gy, ez * gx - ex * gz, ex * gy - ey * gx
+        if ee > 0.0 and cx * cx + cy * cy + cz * cz <= 1e-6 * ee * gg:  # parallel edges: their overlap
+            for p in range(2):
+                t = ((fa[p, 0] - fb[0, 0]) * ex + (fa[p, 1] - fb[0, 1]) * ey + (fa[p, 2] - fb[0, 2]) * ez) / ee
+                t = min(max(t, 0.0), 1.0)
+                bx, by, bz = fb[0, 0] + t * ex, fb[0, 1] + t * ey, fb[0, 2] + t * ez
+                u = ((bx - fa[0, 0]) * gx + (by - fa[0, 1]) * gy + (bz - fa[0, 2]) * gz) / gg if gg > 0.0 else 0.0
+                u = min(max(u, 0.0), 1.0)
+                ax, ay, az = fa[0, 0] + u * gx, fa[0, 1] + u * gy, fa[0, 2] + u * gz
+                s = max((ax - bx) * nx + (ay - by) * ny + (az - bz) * nz, sep)
+                if s <= margin:
+                    found = _candidate(candidates, found, bx, by, bz, nx, ny, nz, s)
+    return _candidate(candidates, found, qx, qy, qz, nx, ny, nz, sep)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def round_plane(kind, par, rot, pos, hull, face_start, face_vertex, rot_p, pos_p, margin, poly, candidates):
+    """A cylinder or cone against a plane (its normal the plane's local x): the points of its supporting
+    feature toward the plane within margin (the feature holds the exact deepest point), each on the plane."""
+    nx, ny, nz = rot_p[0, 0], rot_p[1, 0], rot_p[2, 0]
+    none = np.int64(0)
+    m = feature(kind, par, rot, pos, hull, none, none, face_start, face_vertex, -nx, -ny, -nz, poly)
+    found = np.int64(0)
+    for p in range(m):
+        x, y, z = poly[p, 0], poly[p, 1], poly[p, 2]
+        s = (x - pos_p[0]) * nx + (y - pos_p[1]) * ny + (z - pos_p[2]) * nz
+        if s <= margin and found < candidates.shape[0]:
+            found = _candidate(candidates, found, x - s * nx, y - s * ny, z - s * nz, nx, ny, nz, s)
+    return found
