@@ -582,6 +582,64 @@ def contacts():
     return st
 
 
+# ----------------------------------------------------------------------------------------------------------
+# 8. A gripper lifting a box
+# ----------------------------------------------------------------------------------------------------------
+GRIP_BOX = 0.06  # m: the box's edge
+GRIP_FRICTION = 1.0  # the pads' and the box's material
+
+
+def gripper_lift(friction: float = GRIP_FRICTION):
+    """A two-finger gripper on a vertical slide lifts a 0.2 kg box off the ground. The articulation: a base
+    fixed to the world, a carriage on a prismatic lift joint (a velocity drive raising it at 0.1 m/s), two
+    fingers on prismatic joints across Y, the right one a mimic of the left (q_right + q_left = 0) so that
+    they close symmetrically. The left finger's drive closes it with at most 20 N; the pads start 1 mm off
+    the box. Friction `friction` on the pads and the box: at 1 the pads hold the box (2 x 20 N x 1 against
+    its 1.96 N weight) and it rises with the carriage; below m g / 2F (0.049) it would stay."""
+    st = new_stage(120)
+    ground = UsdGeom.Plane.Define(st, "/World/ground")
+    ground.CreateAxisAttr(UsdGeom.Tokens.z)
+    UsdPhysics.CollisionAPI.Apply(ground.GetPrim())
+    pads = authoring.add_physics_material(st, "/World/materials/pads", friction, friction, 0.0)
+    half = GRIP_BOX / 2
+    box = body(st, "/World/box", pose((0.0, 0.0, half)), mass=0.2, collider=("cube", GRIP_BOX))
+    authoring.bind_physics_material(st.GetPrimAtPath("/World/box/collider"), pads)
+    del box
+
+    gripper = UsdGeom.Xform.Define(st, "/World/gripper").GetPrim()  # no xformOps: identity
+    UsdGeom.Scope.Define(st, "/World/gripper/joints")
+    J, G = "/World/gripper/joints/", "/World/gripper/"
+    height = half + 0.005  # the pads' centre, 5 mm above the box's
+    for name, mass in (("base", 1.0), ("carriage", 0.5)):  # no colliders: their inertia authored
+        prim = body(st, G + name, pose((0.0, 0.0, height)), mass=mass)
+        mass_api = UsdPhysics.MassAPI(prim)
+        mass_api.CreateDiagonalInertiaAttr(Gf.Vec3f(*(0.002 * mass,) * 3))
+        mass_api.CreatePrincipalAxesAttr(Gf.Quatf(1.0, 0.0, 0.0, 0.0))
+    joint(st, J + "base_joint", "fixed", None, G + "base", pose((0.0, 0.0, height)), pose())
+    lift = joint(st, J + "lift", "prismatic", G + "base", G + "carriage", axis="Z", limits=(0.0, 0.5))
+    authoring.set_drive(lift, stiffness=0.0, damping=2000.0, max_force=200.0, target_velocity=0.1)
+    opening = half + 0.001
+    fingers = {}
+    for side, sign in (("left", 1.0), ("right", -1.0)):
+        # the finger's origin is its pad's centre, the pad 1 cm thick: the inner face at |y| = q
+        frame = pose((0.0, sign * 0.005, 0.0))
+        link = G + f"{side}_finger"
+        body(st, link, pose((0.0, sign * (opening + 0.005), height)), mass=0.05)
+        pad = UsdGeom.Cube.Define(st, link + "/collider")
+        pad.CreateSizeAttr(1.0)
+        pad.AddScaleOp().Set(Gf.Vec3f(0.03, 0.01, 0.04))
+        UsdPhysics.CollisionAPI.Apply(pad.GetPrim())
+        authoring.bind_physics_material(pad.GetPrim(), pads)
+        limits = (0.0, 0.05) if sign > 0 else (-0.05, 0.0)
+        fingers[side] = joint(st, J + f"{side}_finger_joint", "prismatic", G + "carriage", link, frame, pose(),
+                              axis="Y", limits=limits)  # fmt: skip
+        authoring.set_joint_state(fingers[side], sign * opening, 0.0)
+    authoring.set_drive(fingers["left"], stiffness=2000.0, damping=20.0, max_force=20.0, target_position=0.0)
+    authoring.set_mimic_joint(fingers["right"], fingers["left"], gearing=1.0, offset=0.0)
+    authoring.set_articulation_root(gripper)
+    return st
+
+
 STAGES = {
     "two_link_arm.usda": two_link_arm,
     "floating_body.usda": floating_body,
@@ -590,6 +648,7 @@ STAGES = {
     "arm_with_gripper.usda": arm_with_gripper,
     "ragdoll.usda": ragdoll,
     "contacts.usda": contacts,
+    "gripper_lift.usda": gripper_lift,
 }
 
 

@@ -3,6 +3,8 @@ so that usdart and real PhysX (tests/physx_runner.py) load the same files."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 
@@ -152,3 +154,40 @@ def round_collider(stage, path, kind="cylinder", radius=0.1, height=0.2, axis="Z
     if material_path:
         bind(geom.GetPrim(), material_path)
     return geom.GetPrim()
+
+
+def grid_mesh(stage, path, size=4.0, cells=4, approximation="none", pos=None):
+    """A static triangle-mesh ground: a size x size square at z = 0 made of cells x cells quads, each split into
+    two triangles (counter-clockwise seen from above); `pos` translates it (metres)."""
+    mesh = UsdGeom.Mesh.Define(stage, path)
+    ticks = [size * (i / cells - 0.5) for i in range(cells + 1)]
+    points = [Gf.Vec3f(x, y, 0.0) for y in ticks for x in ticks]
+    mesh.CreatePointsAttr(points)
+    row = cells + 1
+    faces = []
+    for j in range(cells):
+        for i in range(cells):
+            a, b, c, d = j * row + i, j * row + i + 1, (j + 1) * row + i + 1, (j + 1) * row + i
+            faces += [[a, b, c], [a, c, d]]
+    mesh.CreateFaceVertexCountsAttr([3] * len(faces))
+    mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
+    if pos is not None:
+        UsdGeom.Xformable(mesh).AddTranslateOp().Set(Gf.Vec3d(*pos))
+    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(approximation)
+    return mesh.GetPrim()
+
+
+GRIPPER_SAMPLE = Path(__file__).parent.parent / "sample_stages" / "gripper_lift.usda"
+
+
+def gripper_with_friction(tmp_path, friction, solver="TGS"):
+    """The gripper-lift sample with its pads' and box's friction set to `friction` and PhysX's `solver`."""
+    stage = Usd.Stage.Open(str(GRIPPER_SAMPLE))
+    pads = UsdPhysics.MaterialAPI(stage.GetPrimAtPath("/World/materials/pads"))
+    pads.GetStaticFrictionAttr().Set(friction)
+    pads.GetDynamicFrictionAttr().Set(friction)
+    scene = stage.GetPrimAtPath("/World/physicsScene")
+    scene.AddAppliedSchema("PhysxSceneAPI")
+    attr(scene, "physxScene:solverType", solver, Sdf.ValueTypeNames.Token)
+    return save(stage, Path(tmp_path) / f"gripper_{friction}_{solver}.usda")

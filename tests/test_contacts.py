@@ -455,3 +455,26 @@ def test_a_reset_scene_repeats_its_contacts_exactly():
     assert len(again.contacts().point) == 0
     again.step(60)
     assert np.array_equal(fresh.body_transform("/World/body"), again.body_transform("/World/body"))
+
+
+@pytest.mark.parametrize("friction, held", [(1.0, True), (0.03, False)])
+def test_the_gripper_sample_lifts_its_box_only_when_friction_can_hold_it(tmp_path, friction, held):
+    """sample_stages/gripper_lift.usda: mimic fingers squeeze a 0.2 kg box with the left drive's 20 N cap
+    while the carriage rises at 0.1 m/s. Coulomb: the pads hold it while 2 mu F >= m g (mu >= 0.049): with
+    mu = 1 the box rises with the carriage (its height follows the lift within 0.1 mm over 1 s), with
+    mu = 0.03 it slips out and stays on the ground (within 0.1 mm) as the fingers close on nothing."""
+    from contact_stages import gripper_with_friction
+
+    scene = usdart.load(gripper_with_friction(tmp_path, friction))
+    gripper = scene.articulations[0]
+    lift = gripper.dof_names.index("/World/gripper/joints/lift")
+    rise = []
+    for _ in range(120):
+        scene.step()
+        rise.append((gripper.state.q[0, lift], scene.body_transform("/World/box")[2] - 0.03))
+    rise = np.array(rise)
+    assert rise[-1, 0] == pytest.approx(0.1, rel=0.05)  # the carriage rose ~0.1 m in 1 s
+    if held:
+        assert np.abs(rise[:, 1] - rise[:, 0]).max() <= 1e-4
+    else:
+        assert np.abs(rise[-1, 1]) <= 1e-4

@@ -216,3 +216,50 @@ def test_two_hulls_resting_face_on_face_touch_at_four_points():
         assert np.allclose(found[:, 6], gap, atol=1e-12)
         assert np.allclose(found[:, 3:6], [0, 0, 1], atol=1e-12)
         assert np.allclose(found[:, 2], 0.1, atol=1e-12)  # on the lower prism's top face
+
+
+def grid(size=2.0, cells=4):
+    """A flat triangle grid at z = 0 (mesh shape data: vertices, face_start, face_vertex)."""
+    ticks = np.linspace(-size / 2, size / 2, cells + 1)
+    vertices = np.array([(x, y, 0.0) for y in ticks for x in ticks])
+    row, triangles = cells + 1, []
+    for j in range(cells):
+        for i in range(cells):
+            a, b, c, d = j * row + i, j * row + i + 1, (j + 1) * row + i + 1, (j + 1) * row + i
+            triangles += [(a, b, c), (a, c, d)]
+    return vertices, np.arange(0, 3 * len(triangles) + 1, 3, dtype=np.int64), np.array(triangles).ravel()
+
+
+def test_a_box_over_a_triangle_mesh_touches_at_its_four_corners_wherever_it_is():
+    """A 0.2 m box, turned about z, 4 mm over (or 1 mm into) a flat mesh of 32 triangles at 100 random places
+    (over the edges between triangles too): four points, its bottom corners, each at the gap along +z; past
+    the mesh's border it finds nothing."""
+    mesh = grid()
+    half = np.array([0.1, 0.1, 0.1])
+    plane_rot = np.eye(3)
+    for _ in range(100):
+        gap = RNG.choice([0.004, -0.001])
+        spin = rot([0, 0, 1], RNG.uniform(0, np.pi))
+        centre = np.array([*RNG.uniform(-0.85, 0.85, 2), 0.1 + gap])
+        found = contacts(L.SHAPE_BOX, par(L.SHAPE_BOX, half, 0.18), spin, centre, L.SHAPE_MESH,
+                         par(L.SHAPE_MESH, (1, 1, 0), 1.5), plane_rot, np.zeros(3), 0.01, hull_b=mesh)  # fmt: skip
+        assert len(found) == 4
+        assert np.allclose(found[:, 6], gap, atol=1e-12) and np.allclose(found[:, 3:6], [0, 0, 1])
+        corners = centre[:2] + (spin[:2, :2] @ (np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]]) * 0.1).T).T
+        for point in found[:, :2]:
+            assert np.min(np.linalg.norm(corners - point, axis=1)) < 1e-12
+    outside = contacts(L.SHAPE_BOX, par(L.SHAPE_BOX, half, 0.18), np.eye(3), [1.5, 0.0, 0.1], L.SHAPE_MESH,
+                       par(L.SHAPE_MESH, (1, 1, 0), 1.5), plane_rot, np.zeros(3), 0.01, hull_b=mesh)  # fmt: skip
+    assert len(outside) == 0
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_a_sphere_meets_a_triangle_mesh_from_either_side(side):
+    """A 0.05 m ball 2 cm from the mesh (above or below it: triangle meshes collide on both sides): one
+    contact 2 cm apart, the normal toward the ball, on the mesh under its centre."""
+    found = contacts(L.SHAPE_SPHERE, par(L.SHAPE_SPHERE, (0.05, 0, 0), 0.05), np.eye(3), [0.31, -0.2, side * 0.07],
+                     L.SHAPE_MESH, par(L.SHAPE_MESH, (1, 1, 0), 1.5), np.eye(3), np.zeros(3), 0.05,
+                     hull_b=grid())  # fmt: skip
+    assert len(found) >= 1
+    assert np.allclose(found[:, 6], 0.02) and np.allclose(found[:, 3:6], [0, 0, side])
+    assert np.allclose(found[:, :3], [0.31, -0.2, 0.0])

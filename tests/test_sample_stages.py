@@ -78,7 +78,8 @@ def test_the_contacts_sample_lists_its_colliders():
     """inspect counts the shapes that collide by kind: the contacts sample's stack and tilted box, its two
     balls, its capsule and its static ground plane."""
     assert inspect("contacts.usda")["colliders"] == {
-        "sphere": 2, "capsule": 1, "box": 4, "cylinder": 0, "cone": 0, "convex": 0, "plane": 1, "static": 1
+        "sphere": 2, "capsule": 1, "box": 4, "cylinder": 0, "cone": 0, "convex": 0, "mesh": 0, "plane": 1,
+        "static": 1,
     }  # fmt: skip
     table = CliRunner().invoke(main, ["inspect", os.path.join(SAMPLES, "contacts.usda")])
     assert "colliders: 2 spheres, 1 capsule, 4 boxes, 1 plane (1 static)" in table.output

@@ -216,7 +216,7 @@ def _table(summary: dict) -> str:
         lines.append("free bodies: " + ", ".join(summary["free_bodies"]))
     shapes = {k: n for k, n in summary["colliders"].items() if n and k != "static"}
     if shapes:
-        plural = {"box": "boxes", "convex": "convex hulls"}
+        plural = {"box": "boxes", "convex": "convex hulls", "mesh": "triangle meshes"}
         kinds = ", ".join(f"{n} {k if n == 1 else plural.get(k, k + 's')}" for k, n in shapes.items())
         lines.append(f"colliders: {kinds} ({summary['colliders']['static']} static)")
     for w in summary["warnings"]:

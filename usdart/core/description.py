@@ -272,15 +272,16 @@ class ColliderDesc:
 
     path: str
     body: str | None
-    shape: str  # "sphere", "box", "capsule", "cylinder", "cone", "convex" or "plane"
+    shape: str  # "sphere", "box", "capsule", "cylinder", "cone", "convex", "mesh" (static triangles) or "plane"
     pose: Pose
     size: np.ndarray  # box: half extents; sphere: (radius, 0, 0); capsule, cylinder, cone: (radius, half height, 0)
     material: MaterialDesc
     contact_offset: float  # m: contacts begin this far apart (pairs add their shapes' offsets)
     rest_offset: float  # m: the gap the solver holds at rest (pairs add theirs)
     group: int = -1  # index into SceneDescription.collision_groups, -1: in no group
-    hull: np.ndarray | None = None  # convex: the hull's vertices (n, 3) in the shape's frame, m
+    hull: np.ndarray | None = None  # convex, mesh: the vertices (n, 3) in the shape's frame, m
     faces: list[np.ndarray] = field(default_factory=list)  # convex: its faces, vertex indices counter-clockwise
+    # about the outward normal; mesh: its triangles as authored
 
 
 @dataclass

@@ -134,8 +134,9 @@ DIVERGED_COLUMNS = 2
 
 # ---- contacts (usdart.core.shapes, usdart.core.kernels.collide / contacts) -------------------------------
 # shape types, in the order a pair is put in (the lower type is side A, contact normals point from B to A)
-SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_CONE, SHAPE_CONVEX, SHAPE_PLANE = range(7)
-SHAPE_NAMES = ("sphere", "capsule", "box", "cylinder", "cone", "convex", "plane")  # convex: a hull (shapes.hull_*)
+SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_CONE, SHAPE_CONVEX, SHAPE_MESH, SHAPE_PLANE = range(8)
+# convex: a hull, mesh: a static triangle mesh (their vertices and faces: model.shapes.hull_*, face_*)
+SHAPE_NAMES = ("sphere", "capsule", "box", "cylinder", "cone", "convex", "mesh", "plane")
 # model.shapes.shape (n_shapes, 6) int64: type, global link (-1: static, in world), tree that moves it (-1:
 # none: static, or a fixed base's root link), collision group (-1: none), the tree's self-collision (1: its
 # non-adjacent links collide), 1 on an articulation link (PhysX's "ext" contacts: link cfm, minimum normal

@@ -25,9 +25,9 @@ class Shapes(NamedTuple):
     group_filter: np.ndarray  # (n_groups, n_groups) int64: 1 where the two groups never collide
     excluded: np.ndarray  # (n_excluded,) int64 sorted: a * n_shapes + b (a < b) for pairs that never collide
     settings: np.ndarray  # (CONTACT_SETTING_COUNT,): CS_*
-    hull_start: np.ndarray  # (n_shapes + 1,) int64: convex shape s's vertices are hull_point[hull_start[s]:[s+1]]
+    hull_start: np.ndarray  # (n_shapes + 1,) int64: hull or mesh s's vertices are hull_point[hull_start[s]:[s+1]]
     hull_point: np.ndarray  # (n_points, 3) in the shape's frame
-    hull_faces: np.ndarray  # (n_shapes + 1,) int64: convex shape s's faces are hull_faces[s]:[s+1]
+    hull_faces: np.ndarray  # (n_shapes + 1,) int64: hull or mesh s's faces (a mesh's triangles) are hull_faces[s]:[s+1]
     face_start: np.ndarray  # (n_faces + 1,) int64: face f's vertices are face_vertex[face_start[f]:[f+1]]
     face_vertex: np.ndarray  # int64 indices into the shape's hull vertices, counter-clockwise about the outward normal
 
@@ -63,7 +63,7 @@ def _bound(c: ColliderDesc) -> float:
         return float(np.linalg.norm(c.size))
     if c.shape in ("cylinder", "cone"):
         return float(np.hypot(c.size[0], c.size[1]))
-    if c.shape == "convex":
+    if c.shape in ("convex", "mesh"):
         return float(np.linalg.norm(c.hull, axis=1).max())
     return np.inf
 
@@ -140,10 +140,10 @@ def build_shapes(
     settings[L.CS_BOUNCE_THRESHOLD] = st.bounce_threshold
     settings[L.CS_FRICTION_OFFSET_THRESHOLD] = st.friction_offset_threshold
     settings[L.CS_CORRELATION_DISTANCE] = st.friction_correlation_distance
-    hulls = [c.hull if c.shape == "convex" else np.zeros((0, 3)) for c in colliders]
+    hulls = [c.hull if c.shape in ("convex", "mesh") else np.zeros((0, 3)) for c in colliders]
     hull_start = np.concatenate([[0], np.cumsum([len(h) for h in hulls])]).astype(np.int64)
     hull_point = np.concatenate(hulls).reshape(-1, 3) if hulls else np.zeros((0, 3))
-    faces = [c.faces if c.shape == "convex" else [] for c in colliders]
+    faces = [c.faces if c.shape in ("convex", "mesh") else [] for c in colliders]
     hull_faces = np.concatenate([[0], np.cumsum([len(f) for f in faces])]).astype(np.int64)
     every_face = [face for shape_faces in faces for face in shape_faces]
     face_start = np.concatenate([[0], np.cumsum([len(f) for f in every_face])]).astype(np.int64)

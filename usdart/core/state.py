@@ -264,9 +264,15 @@ def contact_workspace(model: Model, worlds: int, per_shape: int) -> dict:
     islands = len(model.trees.island)
     kinds = shapes[:, L.S_TYPE]
     general = bool(np.any((kinds >= L.SHAPE_CYLINDER) & (kinds != L.SHAPE_PLANE)))
-    # a manifold's candidates: a hull's vertices against a plane, or a clipped polygon (both features' points)
-    largest = int(np.diff(model.shapes.hull_start).max(initial=0))
-    room = max(8, largest, 2 * max(largest, L.DISC_POINTS) + 4) if general else 8
+    # a manifold's candidates (a clipped polygon holds both features' points; hull vertices on a plane and
+    # points from a mesh's triangles keep the deepest that fit) and the polygon buffers: sized by the
+    # largest hull face
+    sizes = np.diff(model.shapes.face_start)
+    hulls = np.flatnonzero(kinds == L.SHAPE_CONVEX)
+    largest = max(
+        (int(sizes[model.shapes.hull_faces[s] : model.shapes.hull_faces[s + 1]].max()) for s in hulls), default=0
+    )
+    room = max(32, 2 * max(largest, L.DISC_POINTS) + 4) if general else 8
     order = np.zeros((worlds, n), np.int64)
     order[:, : int(np.sum(shapes[:, L.S_TYPE] != L.SHAPE_PLANE))] = np.flatnonzero(shapes[:, L.S_TYPE] != L.SHAPE_PLANE)
     z = np.zeros

@@ -7,9 +7,10 @@ PhysX's filters in order: the same link never meets itself, links of one articul
 collisions on and never parent with child, collision groups, then the model's excluded pairs
 (FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal,
 each point on B's surface, the normal from B toward A, a pair's sides ordered by shape type (sphere,
-capsule, box, cylinder, cone, convex hull, plane: the lower type is A); points up to the pair's contact
-distance apart count (speculative contacts). Box pairs are in usdart.core.kernels.box_contacts, pairs with
-a cylinder, cone or hull (GJK, EPA and feature clipping) in usdart.core.kernels.convex.
+capsule, box, cylinder, cone, convex hull, static triangle mesh, plane: the lower type is A); points up to
+the pair's contact distance apart count (speculative contacts). Box pairs are in
+usdart.core.kernels.box_contacts, pairs with a cylinder, cone, hull or mesh (GJK, EPA and feature clipping)
+in usdart.core.kernels.convex.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..layout import (
     SHAPE_CONE,
     SHAPE_CONVEX,
     SHAPE_CYLINDER,
+    SHAPE_MESH,
     SHAPE_PLANE,
     SHAPE_SPHERE,
     SP_BOUND,
@@ -47,7 +49,7 @@ from ..layout import (
     TS_CONTACTS,
 )
 from .box_contacts import box_box, capsule_box, sphere_box
-from .convex import convex_pair, round_plane
+from .convex import convex_pair, mesh_pair, round_plane
 
 
 class NarrowRoom(NamedTuple):
@@ -64,6 +66,7 @@ class NarrowRoom(NamedTuple):
     polygon: np.ndarray  # (4, room, 3) supporting features and clipping
 
 
+TIE = 1e-9  # m: manifold points this close in depth count as equally deep (keep_four)
 PARALLEL = 1e-6  # squared sine below which two capsule axes count as parallel (two contact points)
 
 
@@ -206,26 +209,38 @@ def convex_plane(rot_a, pa, hull, rot_b, pb, margin, candidates, out):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def _farthest(points, n, origin, deepest):
+    """The point farthest from point `origin` among those no shallower than `deepest`."""
+    best, far = origin, -1.0
+    for k in range(n):
+        if points[k, CG_SEPARATION] > deepest:
+            continue
+        d = 0.0
+        for c in range(3):
+            d += (points[k, c] - points[origin, c]) ** 2
+        if d > far:
+            best, far = k, d
+    return best
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def keep_four(points, n, out):
     """At most four of n manifold points (rows as out's) into out: all when n <= 4, else the deepest, the one
     farthest from it, and on each side of the line through those two the one spanning the largest triangle
-    with it (the area a resting patch keeps). Returns the count."""
+    with it (the area a resting patch keeps). Of equally deep points (within TIE) the deepest is the one
+    farthest from the second, so that a flat patch keeps its corners whatever order its points come in.
+    Returns the count."""
     if n <= 4:
         for k in range(n):
             for c in range(7):
                 out[k, c] = points[k, c]
         return n
-    first = 0
+    first = np.int64(0)
     for k in range(n):
         if points[k, CG_SEPARATION] < points[first, CG_SEPARATION]:
             first = k
-    second, far = first, -1.0
-    for k in range(n):
-        d = 0.0
-        for c in range(3):
-            d += (points[k, c] - points[first, c]) ** 2
-        if d > far:
-            second, far = k, d
+    second = _farthest(points, n, first, np.inf)
+    first = _farthest(points, n, second, points[first, CG_SEPARATION] + TIE)
     third, fourth, low, high = -1, -1, 0.0, 0.0
     for k in range(n):  # signed area about the normal: one side positive, the other negative
         e0, e1 = points[second, 0] - points[first, 0], points[second, 1] - points[first, 1]
@@ -263,6 +278,9 @@ def manifold(
             return convex_plane(rot_a, pa, hull_a, rot_b, pb, margin, candidates, out)
         n = round_plane(type_a, par_a, rot_a, pa, hull_a, face_start, face_vertex, rot_b, pb, margin, polygon[0],
                         candidates)  # fmt: skip
+    elif type_b == SHAPE_MESH:
+        n = mesh_pair(type_a, par_a, rot_a, pa, hull_a, fa0, fa1, rot_b, pb, hull_b, fb0, fb1, face_start,
+                      face_vertex, margin, polygon, candidates)  # fmt: skip
     else:
         n = convex_pair(
             type_a, par_a, rot_a, pa, hull_a, fa0, fa1, type_b, par_b, rot_b, pb, hull_b, fb0, fb1, face_start,

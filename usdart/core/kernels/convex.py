@@ -1,5 +1,6 @@
 """Contacts of convex shapes in general: convex hulls, cylinders and cones (PhysX's exact convex-core shapes)
-against each other and against spheres, capsules and boxes, and cylinders and cones on planes.
+against each other and against spheres, capsules and boxes, cylinders and cones on planes, and every
+moving shape on static triangle meshes (mesh_pair).
 
 GJK finds the closest points of the two shapes' cores (a sphere's centre, a capsule's segment, the whole
 shape otherwise; the radius is added afterwards), EPA the penetration depth and normal where the cores
@@ -755,4 +756,90 @@ def round_plane(kind, par, rot, pos, hull, face_start, face_vertex, rot_p, pos_p
         s = (x - pos_p[0]) * nx + (y - pos_p[1]) * ny + (z - pos_p[2]) * nz
         if s <= margin and found < candidates.shape[0]:
             found = _candidate(candidates, found, x - s * nx, y - s * ny, z - s * nz, nx, ny, nz, s)
+    return found
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _keep_deeper(candidates, found, x, y, z, nx, ny, nz, sep):
+    """Adds a candidate; when the room is full, it takes the shallowest one's place if it is deeper."""
+    if found < candidates.shape[0]:
+        return _candidate(candidates, found, x, y, z, nx, ny, nz, sep)
+    shallowest = np.int64(0)
+    for k in range(1, found):
+        if candidates[k, CG_SEPARATION] > candidates[shallowest, CG_SEPARATION]:
+            shallowest = k
+    if sep < candidates[shallowest, CG_SEPARATION]:
+        _candidate(candidates, shallowest, x, y, z, nx, ny, nz, sep)
+    return found
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def mesh_pair(
+    ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, rot_m, pos_m, vertices, t0, t1, face_start, face_vertex, margin, poly,
+    candidates,
+):  # fmt: skip
+    """Shape A against a static triangle mesh (its triangles t0:t1 in the face tables, vertices in its frame):
+    each triangle near A's bounding sphere meets it as a two-sided patch of its plane, the normal toward A's
+    centre: A's supporting feature along that normal clipped to the triangle (a point feature: kept when it
+    lies over the triangle), each point's separation its distance from the plane. Flat neighbours so give
+    one consistent normal (no catching on the edges between coplanar triangles); a ridge meets A with its
+    faces' normals. Points deeper than A's size (A behind the patch) are left out. Returns the candidates'
+    count (the deepest kept when they outnumber the room)."""
+    ra = core_radius(ka, par_a)
+    reach = par_a[SP_BOUND] + margin
+    cx, cy, cz = _local(rot_m, pos_a[0] - pos_m[0], pos_a[1] - pos_m[1], pos_a[2] - pos_m[2])
+    inc, tri = poly[0], poly[1]
+    found = np.int64(0)
+    for t in range(t0, t1):
+        e = face_start[t]
+        i0, i1, i2 = face_vertex[e], face_vertex[e + 1], face_vertex[e + 2]
+        far = False
+        for a, c in ((0, cx), (1, cy), (2, cz)):
+            lo = min(vertices[i0, a], vertices[i1, a], vertices[i2, a])
+            hi = max(vertices[i0, a], vertices[i1, a], vertices[i2, a])
+            if c + reach < lo or c - reach > hi:
+                far = True
+        if far:
+            continue
+        ux, uy, uz = (
+            vertices[i1, 0] - vertices[i0, 0],
+            vertices[i1, 1] - vertices[i0, 1],
+            vertices[i1, 2] - vertices[i0, 2],
+        )
+        vx, vy, vz = (
+            vertices[i2, 0] - vertices[i0, 0],
+            vertices[i2, 1] - vertices[i0, 1],
+            vertices[i2, 2] - vertices[i0, 2],
+        )
+        lx, ly, lz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+        norm = math.sqrt(lx * lx + ly * ly + lz * lz)
+        if norm == 0.0:
+            continue
+        side = (lx * (cx - vertices[i0, 0]) + ly * (cy - vertices[i0, 1]) + lz * (cz - vertices[i0, 2])) / norm
+        if abs(side) > reach:
+            continue
+        s = 1.0 if side >= 0.0 else -1.0  # toward A's centre; the triangle counter-clockwise about it
+        nx, ny, nz = rotated(rot_m, s * lx / norm, s * ly / norm, s * lz / norm)
+        _put(tri, np.int64(0), rot_m, pos_m, vertices[i0, 0], vertices[i0, 1], vertices[i0, 2])
+        j1, j2 = (i1, i2) if s > 0.0 else (i2, i1)
+        _put(tri, np.int64(1), rot_m, pos_m, vertices[j1, 0], vertices[j1, 1], vertices[j1, 2])
+        _put(tri, np.int64(2), rot_m, pos_m, vertices[j2, 0], vertices[j2, 1], vertices[j2, 2])
+        m = feature(ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, face_start, face_vertex, -nx, -ny, -nz, inc)
+        _shift(inc, m, -ra, nx, ny, nz)
+        if m == 1:
+            over = True
+            for k in range(3):
+                if _side(tri, k, np.int64(3), nx, ny, nz, inc[0, 0], inc[0, 1], inc[0, 2]) < 0.0:
+                    over = False
+            if not over:
+                continue
+            for c in range(3):
+                poly[2, 0, c] = inc[0, c]
+        else:
+            m = _clip(tri, np.int64(3), nx, ny, nz, inc, m, poly[2], poly[3])
+        for p in range(m):
+            x, y, z = poly[2, p, 0], poly[2, p, 1], poly[2, p, 2]
+            sep = (x - tri[0, 0]) * nx + (y - tri[0, 1]) * ny + (z - tri[0, 2]) * nz
+            if -reach <= sep <= margin:
+                found = _keep_deeper(candidates, found, x - sep * nx, y - sep * ny, z - sep * nz, nx, ny, nz, sep)
     return found

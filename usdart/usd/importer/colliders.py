@@ -7,7 +7,8 @@ scale). This module turns those into ColliderDesc in SI units with PhysX's conve
 - geometry: Sphere, Cube (box), Capsule, Cylinder and Cone (their axis becomes the shape's local X, as
   PxCapsuleGeometry's; cylinders and cones exact, as ovphysx's default convex-core shapes, the cone's apex
   at +X), Plane (static only; its normal becomes the local X) and Mesh as PhysX approximates it (`_mesh`:
-  hulls keep their faces, coplanar triangles merged). Other gprims do not collide: one warning lists them;
+  hulls keep their faces, coplanar triangles merged; static triangle meshes their triangles). Other
+  gprims do not collide: one warning lists them;
 - material: the physics-purpose binding the parser resolved, PhysxMaterialAPI's combine modes; with no
   material, the material bound to the physics scene, else PhysX's default (0.5 / 0.5 / 0, average). A
   MaterialAPI with unauthored frictions is frictionless (PhysX reads the schema's 0);
@@ -172,7 +173,7 @@ class Colliders:
         """A mesh collider as PhysX approximates it: boundingSphere / boundingCube as that shape around its
         scaled points (the sphere centred on their bounds), convexHull as one convex hull, and on a moving
         body every other approximation too (convexDecomposition approximated by one hull, a triangle mesh
-        promoted to its hull as PhysX does); a static triangle mesh does not collide yet."""
+        promoted to its hull as PhysX does); a static mesh otherwise as a triangle mesh."""
         body, rotation, position = self._placement(path, desc)
         prim = self.stage.GetPrimAtPath(path)
         mpu = self.settings.meters_per_unit
@@ -191,8 +192,7 @@ class Colliders:
         if approximation == "boundingcube":
             return self._made(path, desc, body, "box", rotation, moved, 0.5 * (high - low))
         if body is None and approximation in ("none", "meshsimplification", "sdf"):
-            self.warnings.append(f"{path}: a static triangle-mesh collider does not collide yet")
-            return None
+            return self._triangle_mesh(path, desc, prim, points, centre, rotation, moved)
         if approximation == "convexdecomposition":
             self.warnings.append(f"{path}: convexDecomposition collides as one convex hull of the mesh")
         elif approximation not in ("convexhull",):
@@ -208,12 +208,41 @@ class Colliders:
             collider.faces = hull_faces(hull, triangles)
         return collider
 
+    def _triangle_mesh(self, path, desc, prim, points, centre, rotation, moved) -> ColliderDesc | None:
+        """A static mesh as PhysX's triangle mesh (none, meshSimplification unsimplified, sdf without its
+        field): its polygons fanned into triangles, degenerate ones left out, vertices about the bounds'
+        centre."""
+        counts = np.asarray(prim.GetAttribute("faceVertexCounts").Get() or [], int)
+        indices = np.asarray(prim.GetAttribute("faceVertexIndices").Get() or [], int)
+        if counts.sum() != len(indices) or np.any(counts < 0) or np.any((indices < 0) | (indices >= len(points))):
+            raise PhysicsImportError(path, "mesh faceVertexCounts and faceVertexIndices do not match its points")
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(int)
+        triangles = [
+            (indices[start], indices[start + k], indices[start + k + 1])
+            for start, count in zip(starts, counts)
+            for k in range(1, count - 1)
+        ]
+        vertices = points - centre
+        triangles = np.array(triangles, np.int64).reshape(-1, 3)
+        if len(triangles):
+            a, b, c = (vertices[triangles[:, k]] for k in range(3))
+            triangles = triangles[np.linalg.norm(np.cross(b - a, c - a), axis=1) > 0.0]
+        if len(triangles) == 0:
+            self.warnings.append(f"{path}: triangle-mesh collider has no triangles with area; it does not collide")
+            return None
+        low, high = vertices.min(axis=0), vertices.max(axis=0)
+        collider = self._made(path, desc, None, "mesh", rotation, moved, 0.5 * (high - low))
+        if collider is not None:
+            collider.hull = vertices
+            collider.faces = list(triangles)
+        return collider
+
     def _made(self, path, desc, body, shape, rotation, position, size) -> ColliderDesc | None:
         """The ColliderDesc (size in m), or None with a warning for a shape of zero size."""
         if not (np.all(np.isfinite(size)) and np.all(np.isfinite(position)) and np.all(np.isfinite(rotation))):
             raise PhysicsImportError(path, "collider size or pose is NaN or infinite")
         if (
-            shape != "plane"
+            shape not in ("plane", "mesh")
             and size[0] <= 0.0
             or (shape in ("box", "convex") and np.any(size <= 0.0))
             or (shape in ("cylinder", "cone") and size[1] <= 0.0)
