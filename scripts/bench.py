@@ -246,32 +246,52 @@ def bench_physx(steps: int = 480) -> list[tuple[str, float, float]]:
     return rows
 
 
-def contact_stages(tmp: Path) -> dict[str, Path]:
-    """The converted ant dropped on a plane; 500 boxes dropped in layers into a static 2 m bin (walls 1 m)."""
-    from contact_stages import collider, contact_stage, dynamic_body, ground, save
-    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+def bin_stage():
+    """A plane and a static 2 m bin (walls 1 m high), nothing in it."""
+    from contact_stages import collider, contact_stage, ground
+    from pxr import Gf, UsdGeom
 
-    ant = Usd.Stage.Open(Usd.Stage.Open(str(ROOT / "tests/data/ant_free/ant_free.usda")).Flatten())
-    plane = UsdGeom.Plane.Define(ant, "/ground")
-    plane.CreateAxisAttr("Z")
-    UsdPhysics.CollisionAPI.Apply(plane.GetPrim())
-    ant.GetRootLayer().Export(str(tmp / "ant.usda"))
-    bin_ = contact_stage()
-    ground(bin_, "plane")
+    stage = contact_stage()
+    ground(stage, "plane")
     for name, pos, size in (
         ("wall_x0", (-1.05, 0, 0.5), (0.1, 2.2, 1.0)),
         ("wall_x1", (1.05, 0, 0.5), (0.1, 2.2, 1.0)),
         ("wall_y0", (0, -1.05, 0.5), (2.2, 0.1, 1.0)),
         ("wall_y1", (0, 1.05, 0.5), (2.2, 0.1, 1.0)),
     ):
-        UsdGeom.Xformable(collider(bin_, f"/World/{name}", "box", 1.0, pos=pos)).AddScaleOp().Set(Gf.Vec3f(*size))
+        UsdGeom.Xformable(collider(stage, f"/World/{name}", "box", 1.0, pos=pos)).AddScaleOp().Set(Gf.Vec3f(*size))
+    return stage
+
+
+def contact_stages(tmp: Path) -> dict[str, Path]:
+    """The converted ant dropped on a plane; 500 boxes dropped in layers into a static 2 m bin (walls 1 m);
+    128 convex hulls (octagonal prisms) and 128 cylinders dropped into it; the gripper sample lifting its box."""
+    from contact_stages import collider, dynamic_body, prism_mesh, round_collider, save
+    from pxr import Usd, UsdGeom, UsdPhysics
+
+    ant = Usd.Stage.Open(Usd.Stage.Open(str(ROOT / "tests/data/ant_free/ant_free.usda")).Flatten())
+    plane = UsdGeom.Plane.Define(ant, "/ground")
+    plane.CreateAxisAttr("Z")
+    UsdPhysics.CollisionAPI.Apply(plane.GetPrim())
+    ant.GetRootLayer().Export(str(tmp / "ant.usda"))
+    bin_ = bin_stage()
     for k in range(500):
         layer, i, j = k // 64, (k % 64) // 8, k % 8
         dynamic_body(bin_, f"/World/box{k}", pos=(-0.77 + 0.22 * i, -0.77 + 0.22 * j, 0.3 + 0.25 * layer))
         collider(bin_, f"/World/box{k}/geom", "box", 0.2)
+    rounds = bin_stage()
+    for k in range(256):
+        layer, i, j = k // 64, (k % 64) // 8, k % 8
+        dynamic_body(rounds, f"/World/body{k}", pos=(-0.77 + 0.22 * i, -0.77 + 0.22 * j, 0.3 + 0.25 * layer))
+        if k % 2:
+            prism_mesh(rounds, f"/World/body{k}/geom")
+        else:
+            round_collider(rounds, f"/World/body{k}/geom", "cylinder")
     return {
         "ant on a plane (TGS 60 Hz)": tmp / "ant.usda",
         "500 boxes into a bin (TGS 60 Hz)": save(bin_, tmp / "bin.usda"),
+        "128 hulls + 128 cylinders into a bin (TGS 60 Hz)": save(rounds, tmp / "rounds.usda"),
+        "gripper sample lifting its box (TGS 120 Hz)": ROOT / "sample_stages/gripper_lift.usda",
     }
 
 
@@ -282,9 +302,10 @@ def bench_contacts(steps: int = 120) -> list[tuple[str, float, float]]:
         from physx_runner import physx_seconds_per_step
     except ImportError:
         return []
-    rows, dt = [], 1.0 / 60
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, path in contact_stages(Path(tmp)).items():
+            dt = 1.0 / (120 if "120 Hz" in label else 60)
             theirs = physx_seconds_per_step(path, dt, steps, repeat=1)
             scene = usdart.load(str(path))
             scene.time_step = dt

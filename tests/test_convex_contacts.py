@@ -227,7 +227,15 @@ def grid(size=2.0, cells=4):
         for i in range(cells):
             a, b, c, d = j * row + i, j * row + i + 1, (j + 1) * row + i + 1, (j + 1) * row + i
             triangles += [(a, b, c), (a, c, d)]
-    return vertices, np.arange(0, 3 * len(triangles) + 1, 3, dtype=np.int64), np.array(triangles).ravel()
+    triangles = np.array(triangles)
+    triangles = triangles[np.argsort(vertices[triangles, 0].min(axis=1), kind="stable")]  # as the importer sorts
+    return vertices, np.arange(0, 3 * len(triangles) + 1, 3, dtype=np.int64), triangles.ravel()
+
+
+def mesh_par(size=2.0, cells=4):
+    p = par(L.SHAPE_MESH, (size / 2, size / 2, 0), size)
+    p[L.SP_TRIANGLE_WIDTH] = size / cells
+    return p
 
 
 def test_a_box_over_a_triangle_mesh_touches_at_its_four_corners_wherever_it_is():
@@ -242,14 +250,14 @@ def test_a_box_over_a_triangle_mesh_touches_at_its_four_corners_wherever_it_is()
         spin = rot([0, 0, 1], RNG.uniform(0, np.pi))
         centre = np.array([*RNG.uniform(-0.85, 0.85, 2), 0.1 + gap])
         found = contacts(L.SHAPE_BOX, par(L.SHAPE_BOX, half, 0.18), spin, centre, L.SHAPE_MESH,
-                         par(L.SHAPE_MESH, (1, 1, 0), 1.5), plane_rot, np.zeros(3), 0.01, hull_b=mesh)  # fmt: skip
+                         mesh_par(), plane_rot, np.zeros(3), 0.01, hull_b=mesh)  # fmt: skip
         assert len(found) == 4
         assert np.allclose(found[:, 6], gap, atol=1e-12) and np.allclose(found[:, 3:6], [0, 0, 1])
         corners = centre[:2] + (spin[:2, :2] @ (np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]]) * 0.1).T).T
         for point in found[:, :2]:
             assert np.min(np.linalg.norm(corners - point, axis=1)) < 1e-12
     outside = contacts(L.SHAPE_BOX, par(L.SHAPE_BOX, half, 0.18), np.eye(3), [1.5, 0.0, 0.1], L.SHAPE_MESH,
-                       par(L.SHAPE_MESH, (1, 1, 0), 1.5), plane_rot, np.zeros(3), 0.01, hull_b=mesh)  # fmt: skip
+                       mesh_par(), plane_rot, np.zeros(3), 0.01, hull_b=mesh)  # fmt: skip
     assert len(outside) == 0
 
 
@@ -258,8 +266,33 @@ def test_a_sphere_meets_a_triangle_mesh_from_either_side(side):
     """A 0.05 m ball 2 cm from the mesh (above or below it: triangle meshes collide on both sides): one
     contact 2 cm apart, the normal toward the ball, on the mesh under its centre."""
     found = contacts(L.SHAPE_SPHERE, par(L.SHAPE_SPHERE, (0.05, 0, 0), 0.05), np.eye(3), [0.31, -0.2, side * 0.07],
-                     L.SHAPE_MESH, par(L.SHAPE_MESH, (1, 1, 0), 1.5), np.eye(3), np.zeros(3), 0.05,
+                     L.SHAPE_MESH, mesh_par(), np.eye(3), np.zeros(3), 0.05,
                      hull_b=grid())  # fmt: skip
     assert len(found) >= 1
     assert np.allclose(found[:, 6], 0.02) and np.allclose(found[:, 3:6], [0, 0, side])
     assert np.allclose(found[:, :3], [0.31, -0.2, 0.0])
+
+
+def test_the_x_slab_of_a_bumpy_mesh_finds_what_visiting_every_triangle_finds():
+    """A 12 x 12 grid with random heights (288 triangles, sorted by their lowest x as imported): boxes and
+    capsules at 100 random poses touch it at the same points whether mesh_pair searches the x slab (the
+    widest triangle's width) or visits every triangle (a width beyond the mesh)."""
+    vertices, start, corners = grid(2.0, 12)
+    vertices = vertices.copy()
+    vertices[:, 2] = RNG.uniform(-0.05, 0.05, len(vertices))
+    order = np.argsort(vertices[corners.reshape(-1, 3), 0].min(axis=1), kind="stable")
+    corners = corners.reshape(-1, 3)[order].ravel()
+    mesh = (vertices, start, corners)
+    slab, every = mesh_par(2.0, 12), mesh_par(2.0, 12)
+    every[L.SP_TRIANGLE_WIDTH] = 1e9
+    touched = 0
+    for k in range(100):
+        spin = random_rotation()
+        centre = np.array([*RNG.uniform(-0.9, 0.9, 2), RNG.uniform(0.0, 0.15)])
+        kind, size = (L.SHAPE_BOX, (0.1, 0.06, 0.04)) if k % 2 else (L.SHAPE_CAPSULE, (0.04, 0.08, 0.0))
+        a = par(kind, size, float(np.linalg.norm(size)) + 0.04)
+        found = [contacts(kind, a, spin, centre, L.SHAPE_MESH, p, np.eye(3), np.zeros(3), 0.02, hull_b=mesh)
+                 for p in (slab, every)]  # fmt: skip
+        assert np.array_equal(found[0], found[1])
+        touched += len(found[0]) > 0
+    assert touched > 30

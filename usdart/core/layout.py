@@ -145,7 +145,8 @@ S_TYPE, S_LINK, S_TREE, S_GROUP, S_SELF_COLLIDE, S_ARTICULATED = range(6)
 SHAPE_COLUMNS = 6
 # model.shapes.shape_par (n_shapes, 13) float: size (box half extents; sphere radius; capsule, cylinder and
 # cone: radius, half height, their axis the local x, a cone's apex at +x), offsets, material, the body's
-# depenetration cap and contact impulse cap, bounding radius
+# depenetration cap and contact impulse cap, bounding radius, a triangle mesh's widest triangle along its
+# local x (its triangles are sorted by their lowest x: kernels/convex.mesh_pair visits an x slab)
 (
     SP_SIZE0,
     SP_SIZE1,
@@ -160,8 +161,9 @@ SHAPE_COLUMNS = 6
     SP_MAX_DEPENETRATION,
     SP_MAX_IMPULSE,
     SP_BOUND,
-) = range(13)
-SHAPE_PAR_COLUMNS = 13
+    SP_TRIANGLE_WIDTH,
+) = range(14)
+SHAPE_PAR_COLUMNS = 14
 COMBINE_AVERAGE, COMBINE_MIN, COMBINE_MULTIPLY, COMBINE_MAX = range(4)
 # model.shapes.settings (3,) float: PhysxSceneAPI's contact values (SI)
 CS_BOUNCE_THRESHOLD, CS_FRICTION_OFFSET_THRESHOLD, CS_CORRELATION_DISTANCE = range(3)

@@ -115,6 +115,9 @@ def build_shapes(
         par[s, L.SP_MAX_DEPENETRATION] = body.max_depenetration_velocity if body else np.inf
         par[s, L.SP_MAX_IMPULSE] = body.max_contact_impulse if body else np.inf
         par[s, L.SP_BOUND] = _bound(c)
+        if c.shape == "mesh":
+            x = c.hull[np.asarray(c.faces), 0]
+            par[s, L.SP_TRIANGLE_WIDTH] = float((x.max(axis=1) - x.min(axis=1)).max())
         rot[s] = quat_to_matrix(c.pose.orientation)
         pos[s] = c.pose.position
     groups = len(description.collision_groups)

@@ -46,6 +46,7 @@ from ..layout import (
     SP_SIZE0,
     SP_SIZE1,
     SP_SIZE2,
+    SP_TRIANGLE_WIDTH,
     TS_CONTACTS,
 )
 from .box_contacts import box_box, capsule_box, sphere_box
@@ -279,8 +280,8 @@ def manifold(
         n = round_plane(type_a, par_a, rot_a, pa, hull_a, face_start, face_vertex, rot_b, pb, margin, polygon[0],
                         candidates)  # fmt: skip
     elif type_b == SHAPE_MESH:
-        n = mesh_pair(type_a, par_a, rot_a, pa, hull_a, fa0, fa1, rot_b, pb, hull_b, fb0, fb1, face_start,
-                      face_vertex, margin, polygon, candidates)  # fmt: skip
+        n = mesh_pair(type_a, par_a, rot_a, pa, hull_a, fa0, fa1, rot_b, pb, hull_b, fb0, fb1,
+                      par_b[SP_TRIANGLE_WIDTH], face_start, face_vertex, margin, polygon, candidates)  # fmt: skip
     else:
         n = convex_pair(
             type_a, par_a, rot_a, pa, hull_a, fa0, fa1, type_b, par_b, rot_b, pb, hull_b, fb0, fb1, face_start,

@@ -774,23 +774,39 @@ def _keep_deeper(candidates, found, x, y, z, nx, ny, nz, sep):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def _lowest_x(vertices, face_start, face_vertex, t):
+    e = face_start[t]
+    return min(vertices[face_vertex[e], 0], vertices[face_vertex[e + 1], 0], vertices[face_vertex[e + 2], 0])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def mesh_pair(
-    ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, rot_m, pos_m, vertices, t0, t1, face_start, face_vertex, margin, poly,
-    candidates,
+    ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, rot_m, pos_m, vertices, t0, t1, width, face_start, face_vertex, margin,
+    poly, candidates,
 ):  # fmt: skip
-    """Shape A against a static triangle mesh (its triangles t0:t1 in the face tables, vertices in its frame):
-    each triangle near A's bounding sphere meets it as a two-sided patch of its plane, the normal toward A's
-    centre: A's supporting feature along that normal clipped to the triangle (a point feature: kept when it
-    lies over the triangle), each point's separation its distance from the plane. Flat neighbours so give
-    one consistent normal (no catching on the edges between coplanar triangles); a ridge meets A with its
-    faces' normals. Points deeper than A's size (A behind the patch) are left out. Returns the candidates'
-    count (the deepest kept when they outnumber the room)."""
+    """Shape A against a static triangle mesh (its triangles t0:t1 in the face tables, sorted by their lowest
+    x, the widest `width` along x; vertices in its frame). The triangles of the x slab around A's bounding
+    sphere (a binary search finds the first) that come near the sphere each meet A as a two-sided patch of
+    their plane, the normal toward A's centre: A's supporting feature along that normal clipped to the
+    triangle (a point feature: kept when it lies over the triangle), each point's separation its distance
+    from the plane. Flat neighbours so give one consistent normal (no catching on the edges between coplanar
+    triangles); a ridge meets A with its faces' normals. Points deeper than A's size (A behind the patch)
+    are left out. Returns the candidates' count (the deepest kept when they outnumber the room)."""
     ra = core_radius(ka, par_a)
     reach = par_a[SP_BOUND] + margin
     cx, cy, cz = _local(rot_m, pos_a[0] - pos_m[0], pos_a[1] - pos_m[1], pos_a[2] - pos_m[2])
     inc, tri = poly[0], poly[1]
     found = np.int64(0)
-    for t in range(t0, t1):
+    lo, hi = t0, t1  # the triangles are sorted by their lowest x: the first that can reach A's sphere
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _lowest_x(vertices, face_start, face_vertex, mid) < cx - reach - width:
+            lo = mid + 1
+        else:
+            hi = mid
+    for t in range(lo, t1):
+        if _lowest_x(vertices, face_start, face_vertex, t) > cx + reach:
+            break
         e = face_start[t]
         i0, i1, i2 = face_vertex[e], face_vertex[e + 1], face_vertex[e + 2]
         far = False

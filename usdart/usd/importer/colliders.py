@@ -210,8 +210,8 @@ class Colliders:
 
     def _triangle_mesh(self, path, desc, prim, points, centre, rotation, moved) -> ColliderDesc | None:
         """A static mesh as PhysX's triangle mesh (none, meshSimplification unsimplified, sdf without its
-        field): its polygons fanned into triangles, degenerate ones left out, vertices about the bounds'
-        centre."""
+        field): its polygons fanned into triangles, degenerate ones left out, sorted by their lowest x;
+        vertices about the bounds' centre."""
         counts = np.asarray(prim.GetAttribute("faceVertexCounts").Get() or [], int)
         indices = np.asarray(prim.GetAttribute("faceVertexIndices").Get() or [], int)
         if counts.sum() != len(indices) or np.any(counts < 0) or np.any((indices < 0) | (indices >= len(points))):
@@ -230,6 +230,7 @@ class Colliders:
         if len(triangles) == 0:
             self.warnings.append(f"{path}: triangle-mesh collider has no triangles with area; it does not collide")
             return None
+        triangles = triangles[np.argsort(vertices[triangles, 0].min(axis=1), kind="stable")]  # (mesh_pair's slab)
         low, high = vertices.min(axis=0), vertices.max(axis=0)
         collider = self._made(path, desc, None, "mesh", rotation, moved, 0.5 * (high - low))
         if collider is not None:
