@@ -5,8 +5,9 @@ Broad phase: sort and sweep along world x (the order persists between steps, so 
 linear), planes tested against every moving shape. A pair needs at least one side that moves, and passes
 PhysX's filters in order: the same link never meets itself, links of one articulation only with self
 collisions on and never parent with child, collision groups, then the model's excluded pairs
-(FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal,
-each point on B's surface, the normal from B toward A, a pair's sides ordered by shape type (sphere,
+(FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal
+(a mesh's: its triangles'), each point on B's surface (general convex pairs: on the reference face, A's or
+B's), the normal from B toward A, a pair's sides ordered by shape type (sphere,
 capsule, box, cylinder, cone, convex hull, static triangle mesh, plane: the lower type is A); points up to
 the pair's contact distance apart count (speculative contacts). Box pairs are in
 usdart.core.kernels.box_contacts, pairs with a cylinder, cone, hull or mesh (GJK, EPA and feature clipping)

@@ -76,9 +76,10 @@ def _put(out, k, rot, pos, x, y, z):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _radial(ly, lz, radius):
-    """The rim point's (y, z) toward (ly, lz) on a circle of `radius` about the local x axis."""
+    """The rim point's (y, z) toward (ly, lz) on a circle of `radius` about the local x axis (along the axis:
+    any rim point supports; the one at +y)."""
     rr = math.sqrt(ly * ly + lz * lz)
-    if rr <= 1e-12 * (abs(ly) + abs(lz) + 1e-300) or rr == 0.0:
+    if rr == 0.0:
         return radius, 0.0
     return radius * ly / rr, radius * lz / rr
 
@@ -686,10 +687,10 @@ def convex_pair(
     ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, kb, par_b, rot_b, pos_b, hull_b, fb0, fb1, face_start, face_vertex,
     margin, pts, lam, face, plane, edge, poly, candidates,
 ):  # fmt: skip
-    """Contact candidates of shapes A and B (see the module docstring) into candidates: points on B's
-    surface, the normal from B to A, separations; returns their count (only those within margin; the
-    caller keeps four). poly: (4, room, 3) feature and clipping buffers; pts, lam, face, plane, edge: GJK
-    and EPA room."""
+    """Contact candidates of shapes A and B (see the module docstring) into candidates: points on the
+    reference face (A's or B's; the closest points: on B), the normal from B to A, separations; returns their
+    count (only those within margin; the caller keeps four). poly: (4, room, 3) feature and clipping
+    buffers; pts, lam, face, plane, edge: GJK and EPA room."""
     ra, rb = core_radius(ka, par_a), core_radius(kb, par_b)
     tol = RELATIVE_TOLERANCE * (par_a[SP_BOUND] + par_b[SP_BOUND])
     witness = lam[4:10]  # (lam: room for GJK's four weights, then B's witness point and the normal)
