@@ -478,3 +478,22 @@ def test_the_gripper_sample_lifts_its_box_only_when_friction_can_hold_it(tmp_pat
         assert np.abs(rise[:, 1] - rise[:, 0]).max() <= 1e-4
     else:
         assert np.abs(rise[-1, 1]) <= 1e-4
+
+
+@pytest.mark.parametrize("sides, limit, warned", [(40, None, True), (30, None, False), (40, 100, False)])
+def test_a_hull_beyond_physx_vertex_limit_is_reported(tmp_path, sides, limit, warned):
+    """PhysX cooks at most physxConvexHullCollision:hullVertexLimit (64 unauthored) vertices into a hull;
+    usdart keeps them all and says so, naming the prim: an 80-vertex prism warns, a 60-vertex one does not,
+    nor an 80-vertex one whose limit is authored at 100."""
+    from contact_stages import prism_mesh, save
+
+    stage = ball_on_ground()
+    prim = prism_mesh(stage, "/World/body/hull", sides=sides, radius=0.05, half_height=0.02, pos=(0.3, 0, 0))
+    if limit is not None:
+        prim.AddAppliedSchema("PhysxConvexHullCollisionAPI")
+        prim.CreateAttribute("physxConvexHullCollision:hullVertexLimit", Sdf.ValueTypeNames.Int).Set(limit)
+    scene = usdart.load(save(stage, tmp_path / "hull.usda"))
+    messages = [w for w in scene.warnings if "hullVertexLimit" in w]
+    assert bool(messages) == warned
+    if warned:
+        assert messages[0].startswith("/World/body/hull:")

@@ -48,6 +48,7 @@ COLLIDER_TYPES = (*SHAPES, "MeshShape")
 NOT_COLLIDING_YET = ("Capsule1Shape", "Cylinder1Shape", "SpherePointsShape", "CustomShape")
 PLANE_CONTACT_OFFSET = 0.02  # stage units (0.02 x tolerancesLength)
 AUTO_OFFSET_FRACTION = 0.02  # of the shape's smallest extent
+HULL_VERTEX_LIMIT = 64  # PhysxConvexHullCollisionAPI's default: the most vertices PhysX cooks into a hull
 OFFSET_REPAIR = 0.001  # stage units added when an authored contactOffset is not above the restOffset
 
 # rotation taking the local X axis (PhysX's capsule axis, plane normal) to a USD axis token
@@ -136,7 +137,22 @@ class Colliders:
         for path, desc in self._entries("MeshShape"):
             if desc.collisionEnabled:
                 out.append(self._mesh(path, desc))
+        over = [
+            c.path
+            for c in out
+            if c is not None and c.shape == "convex" and len(c.hull) > self._hull_vertex_limit(c.path)
+        ]
+        if over:
+            self.warnings.append(
+                f"{over[0]}: {len(over)} convex hull(s) with more vertices than PhysX cooks "
+                "(physxConvexHullCollision:hullVertexLimit, 64 unauthored); usdart keeps every vertex, PhysX a "
+                "simplified hull, so their contacts may differ slightly"
+            )
         return sorted((c for c in out if c is not None), key=lambda c: c.path)
+
+    def _hull_vertex_limit(self, path: str) -> int:
+        limit = authored(self.stage.GetPrimAtPath(path), "physxConvexHullCollision:hullVertexLimit")
+        return HULL_VERTEX_LIMIT if limit is None else int(limit)
 
     def _placement(self, path: str, desc) -> tuple[str | None, np.ndarray, np.ndarray]:
         """(moving body or None, rotation, position in m): in the body's frame, or the world's for a static
