@@ -42,6 +42,7 @@ from .box_contacts import rotated
 
 GJK_ITERATIONS = 64
 RELATIVE_TOLERANCE = 1e-9  # of the two shapes' size: GJK's and EPA's convergence, degenerate simplices
+DISC_COS, DISC_SIN = math.cos(2.0 * math.pi / DISC_POINTS), math.sin(2.0 * math.pi / DISC_POINTS)
 CAP_ALIGNMENT = 0.7  # |axis . d| above which a capsule's supporting feature is its end point, not its segment
 
 
@@ -452,11 +453,11 @@ def _face_weights(pts, face, f, px, py, pz):
 def _disc(rot, pos, x, radius, ly, lz, outward, poly):
     """DISC_POINTS rim points of the cap at local x, the first at the exact support toward (ly, lz),
     counter-clockwise about the cap's outward normal (sign `outward` along local x)."""
-    y0, z0 = _radial(ly, lz, radius)
+    y, z = _radial(ly, lz, radius)
+    c, s = DISC_COS, outward * DISC_SIN  # each point the last turned by 2 pi / DISC_POINTS
     for i in range(DISC_POINTS):
-        t = outward * 2.0 * math.pi * i / DISC_POINTS
-        c, s = math.cos(t), math.sin(t)
-        _put(poly, i, rot, pos, x, c * y0 - s * z0, s * y0 + c * z0)
+        _put(poly, i, rot, pos, x, y, z)
+        y, z = c * y - s * z, s * y + c * z
     return DISC_POINTS
 
 
@@ -615,11 +616,16 @@ def _clip(ref, k, rx, ry, rz, inc, m, work, spare):
             work[i, c] = inc[i, c]
     cur, other = work, spare
     for i in range(k):
+        j = (i + 1) % k
+        ex, ey, ez = ref[j, 0] - ref[i, 0], ref[j, 1] - ref[i, 1], ref[j, 2] - ref[i, 2]
+        sx, sy, sz = ry * ez - rz * ey, rz * ex - rx * ez, rx * ey - ry * ex  # as _side's
+        offset = sx * ref[i, 0] + sy * ref[i, 1] + sz * ref[i, 2]
         n = 0
+        dq = sx * cur[0, 0] + sy * cur[0, 1] + sz * cur[0, 2] - offset
         for p in range(m):
             q = (p + 1) % m
-            dp = _side(ref, i, k, rx, ry, rz, cur[p, 0], cur[p, 1], cur[p, 2])
-            dq = _side(ref, i, k, rx, ry, rz, cur[q, 0], cur[q, 1], cur[q, 2])
+            dp = dq
+            dq = sx * cur[q, 0] + sy * cur[q, 1] + sz * cur[q, 2] - offset
             if dp >= 0.0 and n < other.shape[0]:
                 for c in range(3):
                     other[n, c] = cur[p, c]
