@@ -127,14 +127,18 @@ def prism_mesh(stage, path, sides=8, radius=0.1, half_height=0.1, approximation=
     `phase` of a side's angle from +X) with the given physics:approximation; `pos` translates it (metres)."""
     import math
 
-    from pxr import Vt
-
-    mesh = UsdGeom.Mesh.Define(stage, path)
     angles = [2 * math.pi * (i + phase) / sides for i in range(sides)]
     points = [(radius * math.cos(a), radius * math.sin(a), z) for z in (-half_height, half_height) for a in angles]
-    mesh.CreatePointsAttr(Vt.Vec3fArray([Gf.Vec3f(*p) for p in points]))
     faces = [[i, (i + 1) % sides, sides + (i + 1) % sides, sides + i] for i in range(sides)]
     faces += [list(range(sides - 1, -1, -1)), list(range(sides, 2 * sides))]
+    return mesh_collider(stage, path, points, faces, approximation, pos)
+
+
+def mesh_collider(stage, path, points, faces, approximation, pos=None):
+    """A Mesh prim of these points (metres) and faces (vertex index lists) with CollisionAPI and
+    MeshCollisionAPI's approximation; `pos` translates it."""
+    mesh = UsdGeom.Mesh.Define(stage, path)
+    mesh.CreatePointsAttr([Gf.Vec3f(*p) for p in points])
     mesh.CreateFaceVertexCountsAttr([len(f) for f in faces])
     mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
     if pos is not None:
@@ -159,23 +163,15 @@ def round_collider(stage, path, kind="cylinder", radius=0.1, height=0.2, axis="Z
 def grid_mesh(stage, path, size=4.0, cells=4, approximation="none", pos=None):
     """A static triangle-mesh ground: a size x size square at z = 0 made of cells x cells quads, each split into
     two triangles (counter-clockwise seen from above); `pos` translates it (metres)."""
-    mesh = UsdGeom.Mesh.Define(stage, path)
     ticks = [size * (i / cells - 0.5) for i in range(cells + 1)]
-    points = [Gf.Vec3f(x, y, 0.0) for y in ticks for x in ticks]
-    mesh.CreatePointsAttr(points)
+    points = [(x, y, 0.0) for y in ticks for x in ticks]
     row = cells + 1
     faces = []
     for j in range(cells):
         for i in range(cells):
             a, b, c, d = j * row + i, j * row + i + 1, (j + 1) * row + i + 1, (j + 1) * row + i
             faces += [[a, b, c], [a, c, d]]
-    mesh.CreateFaceVertexCountsAttr([3] * len(faces))
-    mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
-    if pos is not None:
-        UsdGeom.Xformable(mesh).AddTranslateOp().Set(Gf.Vec3d(*pos))
-    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
-    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(approximation)
-    return mesh.GetPrim()
+    return mesh_collider(stage, path, points, faces, approximation, pos)
 
 
 GRIPPER_SAMPLE = Path(__file__).parent.parent / "sample_stages" / "gripper_lift.usda"

@@ -362,27 +362,54 @@ class Colliders:
 
 def hull_faces(points: np.ndarray, triangles: np.ndarray) -> list[np.ndarray]:
     """The hull's faces as polygons: its outward triangles merged where they share a plane (a box's six
-    quads, not twelve triangles), each polygon's vertices counter-clockwise about its outward normal."""
+    quads, not twelve triangles), each polygon's vertices counter-clockwise about its outward normal, in
+    the order of their first triangles. A face of a convex hull is connected, so only triangles across an
+    edge are compared (linear in the triangles: a 5000-vertex hull's 10,000 triangles take milliseconds)."""
     a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
     normals = np.cross(b - a, c - a)
     normals /= np.linalg.norm(normals, axis=1, keepdims=True)
     offsets = np.einsum("ij,ij->i", normals, a)
     tolerance = 1e-9 * max(float(np.abs(points).max()), 1e-300)
-    faces, used = [], np.zeros(len(triangles), bool)
-    for t in range(len(triangles)):
-        if used[t]:
+    # each directed edge (i, j) of a triangle meets the triangle holding (j, i)
+    n, count = len(points), len(triangles)
+    heads = triangles.ravel()
+    tails = triangles[:, [1, 2, 0]].ravel()
+    owner = np.repeat(np.arange(count), 3)
+    keys = heads * n + tails
+    order = np.argsort(keys)
+    across = order[np.searchsorted(keys, tails * n + heads, sorter=order)]
+    first, second = owner, owner[across]
+    flat = (np.einsum("ij,ij->i", normals[first], normals[second]) > 1.0 - 1e-9) & (
+        np.abs(offsets[first] - offsets[second]) <= tolerance
+    )
+    root = np.arange(count)  # union-find over the coplanar neighbours, the smallest triangle as each root
+
+    def find(t: int) -> int:
+        while root[t] != t:
+            root[t] = root[root[t]]
+            t = root[t]
+        return t
+
+    for t, u in zip(first[flat].tolist(), second[flat].tolist()):
+        rt, ru = find(t), find(u)
+        if rt != ru:
+            root[max(rt, ru)] = min(rt, ru)
+    groups: dict[int, list[int]] = {}
+    for t in range(count):
+        groups.setdefault(find(t), []).append(t)
+    # a lone triangle sorted by angle about its centroid from its first vertex: (third, first, second)
+    faces = list(triangles[:, [2, 0, 1]].astype(np.int64))
+    for t, members in groups.items():
+        if len(members) == 1:
             continue
-        same = (~used) & (np.einsum("ij,j->i", normals, normals[t]) > 1.0 - 1e-9)
-        same &= np.abs(offsets - offsets[t]) <= tolerance
-        used |= same
-        vertices = np.unique(triangles[same])
+        vertices = np.unique(triangles[members])
         centre = points[vertices].mean(axis=0)
         u = points[triangles[t, 0]] - centre
         u /= np.linalg.norm(u)
         v = np.cross(normals[t], u)
         d = points[vertices] - centre
-        faces.append(vertices[np.argsort(np.arctan2(d @ v, d @ u))].astype(np.int64))
-    return faces
+        faces[t] = vertices[np.argsort(np.arctan2(d @ v, d @ u))].astype(np.int64)
+    return [faces[t] for t in groups]  # (in the order of their first triangles)
 
 
 def jointed_pairs(stage: Usd.Stage, joint_paths: list[str]) -> set[tuple[str, str]]:
