@@ -95,6 +95,10 @@ ROW_COLUMNS = 8
     RV_CFM,
 ) = range(11)
 ROW_VALUE_COLUMNS = 11
+# joint rows (TGS): the row's combination of its joint's locked linear axes (3 columns: world axis, as the
+# rows are made independent) and the part of its error change the step-start Jacobian misses (the anchors'
+# exact motion since the step start minus their linearised motion, along that axis; set every substep)
+RV_ANCHOR_AXIS, RV_ANCHOR_CURVE = RV_C0, RV_C3
 
 # tendon parameter tables (n, 7): stiffness, damping, limit stiffness, offset, rest length, lower, upper
 TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_UPPER = range(7)

@@ -361,7 +361,7 @@ def _row_table(trees, tree, joints, islands, dof_start):
         t1 = j.side1[0] if sides == 1 else -1
         nv0 = int(tree[t0, L.T_V1] - tree[t0, L.T_V0])
         nv1 = int(tree[t1, L.T_V1] - tree[t1, L.T_V0]) if t1 >= 0 else 0
-        for axis in range(6):
+        for axis in (3, 4, 5, 0, 1, 2):  # PhysX solves a joint's angular rows before its linear ones
             if j.locked[axis]:
                 rows.append(
                     [

@@ -19,6 +19,8 @@ from ..layout import (
     R_JACOBIAN,
     R_RESPONSE0,
     R_RESPONSE1,
+    RV_ANCHOR_AXIS,
+    RV_ANCHOR_CURVE,
     RV_C0,
     RV_C1,
     RV_C2,
@@ -203,11 +205,12 @@ def solve_mimic(mimic_par, i, h, hard_erp, velocity_iteration, moved, rv, gvel, 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_joint_axis(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
     """Velocity (and, in position iterations, erp times the position error over h) of one axis to zero;
-    moved: the error's change since the step start (TGS; 0 in PGS); side b may be absent (nvb = 0)."""
+    moved: the error's linearised change since the step start (TGS, with RV_ANCHOR_CURVE the rest of the
+    anchors' motion; 0 in PGS); side b may be absent (nvb = 0)."""
     r = rv[RV_RESPONSE]
     if r <= TINY_RESPONSE:
         return 0.0
-    bias = 0.0 if velocity_iteration else erp * (rv[RV_ERROR] + moved) / h
+    bias = 0.0 if velocity_iteration else erp * (rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]) / h
     current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
     impulse = -(bias + current) / r
     rv[RV_LAMBDA] += impulse
@@ -242,6 +245,8 @@ def orthogonalize_joint(row, row_value, first, last, nv, nvb, jac, resp):
             for b in range(nvb):
                 resp[bk + b] -= c * resp[bj + b]
             rk[RV_ERROR] -= c * rj[RV_ERROR]
+            for a in range(3):
+                rk[RV_ANCHOR_AXIS + a] -= c * rj[RV_ANCHOR_AXIS + a]
         response = 0.0
         for a in range(nv):
             response += jac[jk + a] * resp[ak + a]
@@ -296,6 +301,9 @@ def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
         jac[joff + col] = jb - ja if sides == 0 else (jb if sides == 3 else -ja)
     for col in range(nv1 if sides == 1 else 0):
         jac[joff + nv0 + col] = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
+    linear = 1.0 if axis < 3 else 0.0
+    rv[RV_ANCHOR_AXIS], rv[RV_ANCHOR_AXIS + 1], rv[RV_ANCHOR_AXIS + 2] = linear * n0, linear * n1, linear * n2
+    rv[RV_ANCHOR_CURVE] = 0.0
     if axis < 3:
         rv[RV_ERROR] = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3])
     else:

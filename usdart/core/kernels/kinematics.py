@@ -38,6 +38,43 @@ from ..layout import (
 from .spatial import quat_to_rot, rigid_inertia_to_parent_add
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def joint_transform(link, link_rot, link_vec, i, q, joint_quat, E):
+    """E = rotation of link i in its parent's frame; returns the position of its origin there."""
+    jt, k = link[i, L_JOINT], link[i, L_DOF0]
+    if jt == JOINT_REVOLUTE:
+        c, s = math.cos(q[k]), math.sin(q[k])
+        O, R0, X = link_rot[i, REVOLUTE_OUTER], link_rot[i, REST_ROT], link_rot[i, REVOLUTE_CROSS]
+        for a in range(3):
+            for b in range(3):
+                E[a, b] = O[a, b] + c * (R0[a, b] - O[a, b]) + s * X[a, b]
+    elif jt == JOINT_SPHERICAL:  # E = F_p.R J F_c.R^T
+        qj = joint_quat[i]
+        quat_to_rot(qj[0], qj[1], qj[2], qj[3], E)
+        C = link_rot[i, CHILD_FRAME_ROT]
+        for a in range(3):
+            t0, t1, t2 = E[a, 0], E[a, 1], E[a, 2]
+            for b in range(3):
+                E[a, b] = t0 * C[b, 0] + t1 * C[b, 1] + t2 * C[b, 2]
+        P = link_rot[i, PARENT_FRAME_ROT]
+        for b in range(3):
+            t0, t1, t2 = E[0, b], E[1, b], E[2, b]
+            for a in range(3):
+                E[a, b] = P[a, 0] * t0 + P[a, 1] * t1 + P[a, 2] * t2
+    else:
+        R0 = link_rot[i, REST_ROT]
+        for a in range(3):
+            for b in range(3):
+                E[a, b] = R0[a, b]
+    slide = q[k] if jt == JOINT_PRISMATIC else 0.0
+    cp, pp, ax = link_vec[i, CHILD_FRAME_POS], link_vec[i, PARENT_FRAME_POS], link_vec[i, PRISMATIC_AXIS]
+    return (
+        pp[0] + slide * ax[0] - (E[0, 0] * cp[0] + E[0, 1] * cp[1] + E[0, 2] * cp[2]),
+        pp[1] + slide * ax[1] - (E[1, 0] * cp[0] + E[1, 1] * cp[1] + E[1, 2] * cp[2]),
+        pp[2] + slide * ax[2] - (E[2, 0] * cp[0] + E[2, 1] * cp[1] + E[2, 2] * cp[2]),
+    )
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos, root_quat, rot, pos):
     """World rotation and origin of links l0..l1-1 from joint positions (spherical joints: quaternions)
@@ -46,44 +83,45 @@ def tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos, root_q
     for a in range(3):
         pos[l0, a] = root_pos[a]
     for i in range(l0 + 1, l1):
-        p, jt, k = link[i, L_PARENT], link[i, L_JOINT], link[i, L_DOF0]
+        p = link[i, L_PARENT]
         E = rot[i]  # first the joint's relative rotation E (child in parent), then rot[p] @ E in place
-        if jt == JOINT_REVOLUTE:
-            c, s = math.cos(q[k]), math.sin(q[k])
-            O, R0, X = link_rot[i, REVOLUTE_OUTER], link_rot[i, REST_ROT], link_rot[i, REVOLUTE_CROSS]
-            for a in range(3):
-                for b in range(3):
-                    E[a, b] = O[a, b] + c * (R0[a, b] - O[a, b]) + s * X[a, b]
-        elif jt == JOINT_SPHERICAL:  # E = F_p.R J F_c.R^T
-            qj = joint_quat[i]
-            quat_to_rot(qj[0], qj[1], qj[2], qj[3], E)
-            C = link_rot[i, CHILD_FRAME_ROT]
-            for a in range(3):
-                t0, t1, t2 = E[a, 0], E[a, 1], E[a, 2]
-                for b in range(3):
-                    E[a, b] = t0 * C[b, 0] + t1 * C[b, 1] + t2 * C[b, 2]
-            P = link_rot[i, PARENT_FRAME_ROT]
-            for b in range(3):
-                t0, t1, t2 = E[0, b], E[1, b], E[2, b]
-                for a in range(3):
-                    E[a, b] = P[a, 0] * t0 + P[a, 1] * t1 + P[a, 2] * t2
-        else:
-            R0 = link_rot[i, REST_ROT]
-            for a in range(3):
-                for b in range(3):
-                    E[a, b] = R0[a, b]
-        slide = q[k] if jt == JOINT_PRISMATIC else 0.0
-        cp, pp, ax = link_vec[i, CHILD_FRAME_POS], link_vec[i, PARENT_FRAME_POS], link_vec[i, PRISMATIC_AXIS]
-        r0 = pp[0] + slide * ax[0] - (E[0, 0] * cp[0] + E[0, 1] * cp[1] + E[0, 2] * cp[2])
-        r1 = pp[1] + slide * ax[1] - (E[1, 0] * cp[0] + E[1, 1] * cp[1] + E[1, 2] * cp[2])
-        r2 = pp[2] + slide * ax[2] - (E[2, 0] * cp[0] + E[2, 1] * cp[1] + E[2, 2] * cp[2])
+        r0, r1, r2 = joint_transform(link, link_rot, link_vec, i, q, joint_quat, E)
         Rp = rot[p]
         for a in range(3):
             pos[i, a] = pos[p, a] + Rp[a, 0] * r0 + Rp[a, 1] * r1 + Rp[a, 2] * r2
-        for b in range(3):
-            t0, t1, t2 = E[0, b], E[1, b], E[2, b]
-            for a in range(3):
-                E[a, b] = Rp[a, 0] * t0 + Rp[a, 1] * t1 + Rp[a, 2] * t2
+        compose_rotation(Rp, E)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def compose_rotation(A, B):
+    """B = A B in place (3x3 blocks)."""
+    for b in range(3):
+        t0, t1, t2 = B[0, b], B[1, b], B[2, b]
+        for a in range(3):
+            B[a, b] = A[a, 0] * t0 + A[a, 1] * t1 + A[a, 2] * t2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def link_pose(link, link_rot, link_vec, l0, i, q, joint_quat, root_pos, root_quat, T, E):
+    """T[:3, :3], T[:3, 3] = world rotation and origin of link i alone from the state (its chain walked up to
+    the root l0), for poses between full passes (TGS substeps); E is 3x3 scratch."""
+    for a in range(3):
+        for b in range(4):
+            T[a, b] = 1.0 if a == b else 0.0
+    j = i
+    while j > l0:  # T = (joint j's transform) T
+        r0, r1, r2 = joint_transform(link, link_rot, link_vec, j, q, joint_quat, E)
+        t0, t1, t2 = T[0, 3], T[1, 3], T[2, 3]
+        T[0, 3] = E[0, 0] * t0 + E[0, 1] * t1 + E[0, 2] * t2 + r0
+        T[1, 3] = E[1, 0] * t0 + E[1, 1] * t1 + E[1, 2] * t2 + r1
+        T[2, 3] = E[2, 0] * t0 + E[2, 1] * t1 + E[2, 2] * t2 + r2
+        compose_rotation(E, T)
+        j = link[j, L_PARENT]
+    quat_to_rot(root_quat[0], root_quat[1], root_quat[2], root_quat[3], E)
+    t0, t1, t2 = T[0, 3], T[1, 3], T[2, 3]
+    for a in range(3):
+        T[a, 3] = root_pos[a] + E[a, 0] * t0 + E[a, 1] * t1 + E[a, 2] * t2
+    compose_rotation(E, T)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -18,6 +18,7 @@ import math
 from numba import njit
 
 from ..layout import (
+    COM,
     D_DRIVE,
     D_LINK,
     D_V,
@@ -43,6 +44,8 @@ from ..layout import (
     ROW_MIMIC,
     ROW_SPATIAL_TENDON,
     ROW_VELOCITY_LIMIT,
+    RV_ANCHOR_AXIS,
+    RV_ANCHOR_CURVE,
     RV_CFM,
     RV_ERROR,
     RV_LAMBDA,
@@ -70,7 +73,7 @@ from .couplings import (
     tendon_coefficients,
 )
 from .jacobian import point_jacobian
-from .kinematics import com_position, root_com
+from .kinematics import com_position, link_pose, root_com
 from .rows import (
     TINY_RESPONSE,
     fill_drive,
@@ -121,6 +124,172 @@ def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, fra
                 6 * s,
             )
     relative_rotation_vector(frames[0], frames[1], rel)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def rigid_side(tree, link, li):
+    """True where a joint side is the world or a free rigid body (a one-link floating tree), the bodies
+    PhysX's TGS solves joints between with Jacobians that follow the bodies' turn ("non-extended" rows)."""
+    if li < 0:
+        return True
+    t = link[li, L_TREE]
+    return tree[t, T_ROOT] == 6 and tree[t, T_LINK1] - tree[t, T_LINK0] == 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def rigid_joint(tree, link, couplings, j):
+    """Joint j is between two free rigid bodies, or one and the world."""
+    a, b = couplings.joint_link[j, 0], couplings.joint_link[j, 1]
+    return couplings.joint_sides[j] != 0 and rigid_side(tree, link, a) and rigid_side(tree, link, b)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def joint_substep(
+    trees,
+    links,
+    dofs,
+    couplings,
+    r0,
+    r1,
+    q,
+    joint_quat,
+    root_pos,
+    root_quat,
+    rot,
+    pos,
+    H,
+    moved,
+    row_value,
+    resp,
+    jac,
+    pj,
+    frames,
+):
+    """Before each TGS pass: the joint rows in r0..r1-1 brought to the substep's poses as PhysX's TGS does.
+    A linear row sees its anchors' exact motion since the step start (RV_ANCHOR_CURVE: the part its
+    step-start Jacobian misses), so a body swung a long way in a step keeps its distance from the hinge;
+    angular rows their linearised turn. Between free rigid bodies and the world (`rigid_side`) a linear row's
+    Jacobian also turns with the bodies (lever arms from the current anchors), is made independent of the
+    joint's angular rows again, and its response is recomputed; rows on articulation links keep their
+    step-start Jacobian, as PhysX's. rot, pos: the step-start link poses; moved: the generalized displacement
+    since then; pj (12 x nv), frames (2 x 4 x 4): scratch."""
+    tree, link, dof, dof_par, link_vec = trees.tree, links.link, dofs.dof, dofs.dof_par, links.link_vec
+    v_parent, v_h = trees.v_parent, trees.v_h
+    row, joint_link, joint_frame = couplings.row, couplings.joint_link, couplings.joint_frame
+    T, E = frames[0], frames[1]
+    for r in range(r0, r1):
+        j = row[r, R_ID]
+        if row[r, R_KIND] != ROW_JOINT or (r > r0 and row[r - 1, R_KIND] == ROW_JOINT and row[r - 1, R_ID] == j):
+            continue
+        last = r
+        while last + 1 < r1 and row[last + 1, R_KIND] == ROW_JOINT and row[last + 1, R_ID] == j:
+            last += 1
+        sides = couplings.joint_sides[j]
+        rigid = rigid_joint(tree, link, couplings, j)
+        d0 = d1 = d2 = 0.0  # B's anchor's motion minus A's (beyond the linearised one where not rigid)
+        for s in range(2):
+            li = joint_link[j, s]
+            if li < 0:
+                continue
+            t = link[li, L_TREE]
+            l0, v0, floating = tree[t, T_LINK0], tree[t, T_V0], tree[t, T_ROOT] == 6
+            nv = tree[t, T_V1] - v0
+            F = joint_frame[j, s]
+            x = T[3, :3]  # the anchor at the step start (T's last row is free scratch)
+            for a in range(3):
+                x[a] = pos[li, a] + rot[li, a, 0] * F[0, 3] + rot[li, a, 1] * F[1, 3] + rot[li, a, 2] * F[2, 3]
+            link_pose(link, links.link_rot, link_vec, l0, li, q, joint_quat, root_pos[t], root_quat[t], T, E)
+            sign = 1.0 if s == 1 else -1.0
+            now = (
+                T[0, 3] + T[0, 0] * F[0, 3] + T[0, 1] * F[1, 3] + T[0, 2] * F[2, 3] - x[0],
+                T[1, 3] + T[1, 0] * F[0, 3] + T[1, 1] * F[1, 3] + T[1, 2] * F[2, 3] - x[1],
+                T[2, 3] + T[2, 0] * F[0, 3] + T[2, 1] * F[1, 3] + T[2, 2] * F[2, 3] - x[2],
+            )
+            if rigid:  # the lever arm from the body's COM to its anchor, turned with the body: pj[s, :3]
+                cm = link_vec[li, COM]  # (a free body's tree has 6 velocities: pj has the room)
+                for a in range(3):
+                    pj[s, a] = T[a, 0] * (F[0, 3] - cm[0]) + T[a, 1] * (F[1, 3] - cm[1]) + T[a, 2] * (F[2, 3] - cm[2])
+                d0 += sign * now[0]
+                d1 += sign * now[1]
+                d2 += sign * now[2]
+                continue
+            c = E[3, :3]
+            if floating:
+                root_com(link_vec, rot, pos, l0, c)
+            low = pj.shape[0] - 6  # rows 6-11 (computed: a literal row would compile point_jacobian twice)
+            point_jacobian(link, dof, dof_par, l0, v0, nv, floating, c, rot, pos, li, x[0], x[1], x[2], pj, low)
+            for a in range(3):
+                linear = 0.0
+                for col in range(nv):
+                    linear += pj[low + a, col] * moved[v0 + col]
+                change = sign * (now[a] - linear)
+                if a == 0:
+                    d0 += change
+                elif a == 1:
+                    d1 += change
+                else:
+                    d2 += change
+        for k in range(r, last + 1):
+            rv = row_value[k]
+            along = rv[RV_ANCHOR_AXIS] * d0 + rv[RV_ANCHOR_AXIS + 1] * d1 + rv[RV_ANCHOR_AXIS + 2] * d2
+            if not rigid or row[k, R_AXIS] >= 3:
+                rv[RV_ANCHOR_CURVE] = along if not rigid else 0.0
+                continue
+            rigid_linear_row(tree, v_parent, v_h, row, sides, r, k, pj, H, moved, along, row_value, resp, jac)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved, along, row_value, resp, jac):
+    """Linear row k of a joint between free rigid bodies (and the world), at a TGS pass: its Jacobian with
+    the current lever arms (lever[0], lever[1]: body0's and body1's, world axes), minus its components along
+    the joint's angular rows first..k-1 (their errors taken out alike), and its response; RV_ANCHOR_CURVE
+    set so that the sweep's error is the anchors' exact motion along the row (PhysX's TGS 1D rows)."""
+    rv = row_value[k]
+    t0, joff, off = row[k, R_TREE0], row[k, R_JACOBIAN], row[k, R_RESPONSE0]
+    v0 = tree[t0, T_V0]
+    nv = tree[t0, T_V1] - v0
+    t1 = row[k, R_TREE1]
+    w0 = tree[t1, T_V0] if t1 >= 0 else 0
+    nvb = tree[t1, T_V1] - w0 if t1 >= 0 else 0
+    n0, n1, n2 = rv[RV_ANCHOR_AXIS], rv[RV_ANCHOR_AXIS + 1], rv[RV_ANCHOR_AXIS + 2]
+    for s in range(2):  # J = [n, d x n] on body1's side, minus that on body0's; columns [v_com, omega]
+        if (s == 0 and sides == 3) or (s == 1 and sides == 2):
+            continue
+        at = joff + (nv if s == 1 and sides == 1 else 0)
+        sign = 1.0 if s == 1 else -1.0
+        d = lever[s]
+        jac[at], jac[at + 1], jac[at + 2] = sign * n0, sign * n1, sign * n2
+        jac[at + 3] = sign * (d[1] * n2 - d[2] * n1)
+        jac[at + 4] = sign * (d[2] * n0 - d[0] * n2)
+        jac[at + 5] = sign * (d[0] * n1 - d[1] * n0)
+    error = along
+    for i in range(first, k):
+        if row[i, R_AXIS] < 3 or row_value[i, RV_RESPONSE] <= TINY_RESPONSE:
+            continue
+        ji, ai, bi = row[i, R_JACOBIAN], row[i, R_RESPONSE0], row[i, R_RESPONSE1]
+        dot = 0.0
+        for a in range(nv):
+            dot += jac[joff + a] * resp[ai + a]
+        for b in range(nvb):
+            dot += jac[joff + nv + b] * resp[bi + b]
+        c = dot / row_value[i, RV_RESPONSE]
+        for a in range(nv + nvb):
+            jac[joff + a] -= c * jac[ji + a]
+        error -= c * (row_value[i, RV_ERROR] + rate(moved, v0, nv, jac, ji) + rate(moved, w0, nvb, jac, ji + nv))
+    for a in range(nv):
+        resp[off + a] = jac[joff + a]
+    solve(v_parent, v_h, v0, v0 + nv, H, resp, off)
+    rv[RV_RESPONSE] = 0.0
+    for a in range(nv):
+        rv[RV_RESPONSE] += jac[joff + a] * resp[off + a]
+    if t1 >= 0:
+        off1 = row[k, R_RESPONSE1]
+        for a in range(nvb):
+            resp[off1 + a] = jac[joff + nv + a]
+        solve(v_parent, v_h, w0, w0 + nvb, H, resp, off1)
+        for a in range(nvb):
+            rv[RV_RESPONSE] += jac[joff + nv + a] * resp[off1 + a]
+    rv[RV_ANCHOR_CURVE] = error - rate(moved, v0, nv, jac, joff) - rate(moved, w0, nvb, jac, joff + nv)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -288,7 +457,14 @@ def fill_rows(
                 for a in range(nvb):
                     rv[RV_RESPONSE] += jac[joff + nv + a] * resp[off1 + a]
             if r + 1 == r1 or row[r + 1, R_KIND] != ROW_JOINT or row[r + 1, R_ID] != i:  # the joint's last row
-                orthogonalize_joint(row, row_value, first_axis, r, nv, nvb, jac, resp)
+                if solver == SOLVER_TGS and rigid_joint(tree, links.link, couplings, i):
+                    split = first_axis  # PhysX's TGS between rigid bodies: angular rows among themselves, then linear
+                    while split <= r and row[split, R_AXIS] >= 3:
+                        split += 1
+                    orthogonalize_joint(row, row_value, first_axis, split - 1, nv, nvb, jac, resp)
+                    orthogonalize_joint(row, row_value, split, r, nv, nvb, jac, resp)
+                else:
+                    orthogonalize_joint(row, row_value, first_axis, r, nv, nvb, jac, resp)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -410,7 +586,8 @@ def tgs_bias(position_iterations):
 def tgs_sweep(trees, dofs, couplings, isl, n, dt, span, it, joint_force, row_value, resp, jac, gvel, moved):
     """One TGS pass over island isl's rows in a solver group of n position iterations: iteration `it` of the
     step (a substep while it is below n, at it dt / n seconds; else a velocity iteration), h = dt / n, bias
-    2 / sqrt n (joint rows: at most 1); span as `sweep`'s. Returns the largest velocity change."""
+    2 / sqrt n (joint rows: half that, as PhysX prepares its 1D joint rows); span as `sweep`'s. Returns the
+    largest velocity change."""
     island = trees.island
     h, erp = dt / n, tgs_bias(n)
     return sweep(
@@ -422,7 +599,7 @@ def tgs_sweep(trees, dofs, couplings, isl, n, dt, span, it, joint_force, row_val
         dt,
         h,
         erp,
-        min(erp, 1.0),
+        0.5 * erp,
         float(SOLVER_TGS),
         span,
         min(it, n) * h,

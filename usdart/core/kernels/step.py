@@ -65,7 +65,7 @@ from .momentum import aim_momentum, keep_momentum
 from .rows import LIMIT_ERP
 from .sleep import falls_asleep, motion_velocities, pushed, wake_links
 from .smooth import external_velocity_change, unconstrained_velocity
-from .solver import CONVERGED, PGS_JOINT_ERP, fill_rows, sweep, tgs_bias, tgs_sweep
+from .solver import CONVERGED, PGS_JOINT_ERP, fill_rows, joint_substep, sweep, tgs_bias, tgs_sweep
 
 CONTACT_SOFTNESS = 0.8  # PhysX's contact softness: PGS's, and TGS's cap (min(0.8, 2 / sqrt N))
 
@@ -560,17 +560,34 @@ def tgs_prepare(m, st, ctl, ws, w, root, n, dt):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def group_joint_substep(m, st, ws, w, root):
+    """Before a TGS pass: every island's joint rows brought to the substep's poses (`joint_substep`; the link
+    poses are still the step start's)."""
+    island, nxt = m.trees.island, ws.group_next[w]
+    k = root
+    while k >= 0:
+        joint_substep(
+            m.trees, m.links, m.dofs, m.couplings, island[k, I_ROW0], island[k, I_ROW1], st.q[w],
+            st.joint_quat[w], st.root_pos[w], st.root_quat[w], st.link_rot[w], st.link_pos[w], ws.H[w],
+            ws.gvel_pos[w], ws.row_value[w], ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w],
+        )  # fmt: skip
+        k = nxt[k]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
     """PhysX's TGS over a solver group (its rows filled, tgs_prepare done): n substeps of h = dt / n, each
     adding its share of the velocity change of the step's external forces (PhysX's free fall is then q + v
     dt + (n + 1) / 2n g dt^2 when they act in every substep; the velocity products and link damping act at
-    the step start), one pass of the rows (`group_sweep`), and the positions moved by h with the velocity
-    it leaves; then the velocity iterations. Leaves the final velocity in ws.gvel, the step-averaged
+    the step start), the joint rows brought to the substep's poses (`group_joint_substep`), one pass of the
+    rows (`group_sweep`), and the positions moved by h with the velocity it leaves; then the velocity
+    iterations. Leaves the final velocity in ws.gvel, the step-averaged
     velocity in ws.gvel_pos, and the positions moved (the link poses still the step start's)."""
     tr, nxt, island, members = m.trees.tree, ws.group_next[w], m.trees.island, m.trees.island_trees
     h = dt / n
     gvel, change, moved = ws.gvel[w], ws.substep_change[w], ws.gvel_pos[w]
     spread = ctl.tree_settings[members[island[root, I_TREE0]], TS_SUBSTEP_FORCES] != 0.0
+    joints = m.couplings.joint_link.shape[0] > 0
     for s in range(n):
         k = root
         while k >= 0:
@@ -578,6 +595,8 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
                 for a in range(tr[members[e], T_V0], tr[members[e], T_V1]):
                     gvel[a] += change[a]
             k = nxt[k]
+        if joints:
+            group_joint_substep(m, st, ws, w, root)
         group_sweep(m, ctl, ws, w, root, n, dt, s, True, h if spread else 0.0, True)
         k = root
         while k >= 0:
@@ -587,6 +606,8 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
                 for a in range(tr[t, T_V0], tr[t, T_V1]):
                     moved[a] += gvel[a] * h
             k = nxt[k]
+    if joints:
+        group_joint_substep(m, st, ws, w, root)
     for it in range(n, n + max(n_velocity, 1)):
         if group_sweep(m, ctl, ws, w, root, n, dt, it, True, 0.0, True) < CONVERGED:
             break
