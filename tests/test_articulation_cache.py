@@ -366,3 +366,35 @@ def test_incoming_joint_force_counts_the_contacts_of_the_step(tmp_path):
     R = quat_to_matrix(arm.link_transforms()[1, 3:]) @ arm.model.child_frame_rot[1]
     hinge = R @ cache.link_incoming_joint_force[1, :3]  # world axes
     np.testing.assert_allclose(hinge + support, [0.0, 0.0, 9.81], atol=1e-6)
+
+
+def test_incoming_joint_force_counts_the_loop_joints_of_the_step(tmp_path):
+    """A 2 m beam hinged to a fixed base at one end and held at the other by a loop joint (a second hinge
+    about the same axis, excluded from the tree), at rest: each end carries half its weight (moments about
+    either hinge), so the tree hinge's incoming force is m g / 2 up, not the whole m g it reported while the
+    loop joint's impulses were left out of the replay."""
+    from builders import body, joint, new_stage, root_api
+
+    stage = new_stage()
+    body(stage, "/World/frame/base", pos=(0, 0, 1))
+    body(stage, "/World/frame/beam", pos=(1, 0, 1), mass=2.0)
+    joint(stage, "/World/frame/anchor", None, "/World/frame/base", kind="fixed", lp0=(0, 0, 1))
+    joint(stage, "/World/frame/hinge", "/World/frame/base", "/World/frame/beam", axis="Y", lp1=(-1, 0, 0))
+    joint(
+        stage, "/World/frame/loop", "/World/frame/base", "/World/frame/beam", axis="Y", lp0=(2, 0, 0),
+        lp1=(1, 0, 0), excluded=True,
+    )  # fmt: skip
+    root_api(stage, "/World/frame")
+    path = str(tmp_path / "beam.usda")
+    stage.GetRootLayer().Export(path)
+    scene = usdart.load(path)
+    frame = scene.articulations[0]
+    assert frame.loop_joints == ["/World/frame/loop"]
+    scene.step(30)
+    cache = frame.create_cache()
+    frame.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE | CacheFlag.VELOCITY)
+    assert abs(cache.joint_velocity[0]) < 1e-9  # held still by the two hinges
+    beam = frame.link_index("/World/frame/beam")
+    R = quat_to_matrix(frame.link_transforms()[beam, 3:]) @ frame.model.child_frame_rot[beam]
+    np.testing.assert_allclose(R @ cache.link_incoming_joint_force[beam, :3], [0.0, 0.0, 9.81], atol=1e-6)
+    np.testing.assert_allclose(R @ cache.link_incoming_joint_force[beam, 3:], 0.0, atol=1e-6)

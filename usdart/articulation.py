@@ -405,11 +405,11 @@ class Articulation(InverseDynamicsMixin):
     def _last_step(self, cache: ArticulationCache, world: int) -> np.ndarray:
         """The last step's dynamics, replayed by RNEA in the cache's scratch scene from what the step recorded
         (State.*_start): the state it started from, where its dynamics were evaluated, its accelerations
-        (dv/dt) and the link forces it applied, contacts' included (usdart.contact_report.link_contact_forces),
-        with gravity. Returns the links' COM accelerations (classical, world axes); leaves the joints'
-        transmitted forces in the scratch workspace and the step-start poses in the scratch state. Before a
-        world's first step (or after its reset): the current state held still. Loop-joint impulses on links are
-        not part of it yet."""
+        (dv/dt) and the link forces it applied, contacts' (usdart.contact_report.link_contact_forces) and joint
+        rows' (loop joints, joints to other bodies or the world: `_joint_row_forces`) included, with gravity.
+        Returns the links' COM accelerations (classical, world axes); leaves the joints' transmitted forces in
+        the scratch workspace and the step-start poses in the scratch state. Before a world's first step (or
+        after its reset): the current state held still."""
         m, e, t = self.model, self._engine, self._tree
         l0, l1, d0, d1 = (int(x) for x in e.model.trees.tree[t, :4])
         src, dst = e.state, cache._tree_state
@@ -431,15 +431,41 @@ class Articulation(InverseDynamicsMixin):
             dst.qdd[0], dst.root_acc[0], cache._control.link_wrench[0] = 0.0, 0.0, 0.0
         acceleration = np.zeros((m.n_links, 6))
         link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
-        force, moment = link_contact_forces(e, world, l0, l1, e.last_dt) if e.stepped[world] else (None, None)
-        if force is not None and np.any(force):  # at the step-start poses the pass above left
-            rot, pos = dst.link_rot[0], dst.link_pos[0]
+        if not (e.stepped[world] and e.last_dt > 0.0):
+            return acceleration
+        rot, pos = dst.link_rot[0], dst.link_pos[0]  # the step start's, from the pass above
+        force, moment = link_contact_forces(e, world, l0, l1, e.last_dt)
+        joint_force, joint_moment = self._joint_row_forces(world, rot, pos, e.last_dt)
+        force, moment = force + joint_force, moment + joint_moment
+        if np.any(force) or np.any(moment):
             com = pos + np.einsum("lij,lj->li", rot, m.com)
             wrench = cache._control.link_wrench[0]
             wrench[:, :3] += force
             wrench[:, 3:] += moment - np.cross(com, force)  # about each COM
             link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
         return acceleration
+
+    def _joint_row_forces(self, world: int, rot: np.ndarray, pos: np.ndarray, dt: float) -> tuple:
+        """The forces (n_links, 3) and their moments about the world origin (n_links, 3) that the last step's
+        joint rows put on this articulation's links: each row's impulse over dt along the linear and angular
+        axes it combines (RV_ANCHOR_AXIS, RV_TURN_AXIS), at its joint's anchor on the link; rot, pos: the
+        links' step-start poses (this articulation's order)."""
+        e, c = self._engine, self._engine.model.couplings
+        l0, l1 = (int(x) for x in e.model.trees.tree[self._tree, :2])
+        force, moment = np.zeros((l1 - l0, 3)), np.zeros((l1 - l0, 3))
+        values = e.work.row_value[world]
+        for r in np.flatnonzero(c.row[:, L.R_KIND] == L.ROW_JOINT):
+            j, impulse = int(c.row[r, L.R_ID]), values[r, L.RV_LAMBDA]
+            along = impulse / dt * values[r, L.RV_ANCHOR_AXIS : L.RV_ANCHOR_AXIS + 3]
+            about = impulse / dt * values[r, L.RV_TURN_AXIS : L.RV_TURN_AXIS + 3]
+            for side, sign in ((0, -1.0), (1, 1.0)):  # the row holds body1's side to body0's
+                link = int(c.joint_link[j, side])
+                if l0 <= link < l1:
+                    k = link - l0
+                    anchor = pos[k] + rot[k] @ c.joint_frame[j, side, :3, 3]
+                    force[k] += sign * along
+                    moment[k] += sign * (np.cross(anchor, along) + about)
+        return force, moment
 
     def _incoming_joint_forces(self, cache: ArticulationCache, out: np.ndarray) -> None:
         """The scratch workspace's transmitted forces (world, about the origin; `_last_step`) as [force; torque]

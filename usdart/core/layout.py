@@ -99,6 +99,9 @@ ROW_VALUE_COLUMNS = 11
 # rows are made independent) and the part of its error change the step-start Jacobian misses (the anchors'
 # exact motion since the step start minus their linearised motion, along that axis; set every substep)
 RV_ANCHOR_AXIS, RV_ANCHOR_CURVE = RV_C0, RV_C3
+# joint rows: the row's combination of its joint's locked angular axes (3 columns: world axis); with
+# RV_ANCHOR_AXIS they turn the rows' impulses into the force and torque the joint puts on its links
+RV_TURN_AXIS = RV_DISPLACEMENT_GAIN
 
 # tendon parameter tables (n, 7): stiffness, damping, limit stiffness, offset, rest length, lower, upper
 TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_UPPER = range(7)

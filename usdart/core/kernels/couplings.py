@@ -29,6 +29,7 @@ from ..layout import (
     RV_LAMBDA,
     RV_LAMBDA2,
     RV_RESPONSE,
+    RV_TURN_AXIS,
     TP_DAMPING,
     TP_LIMIT_STIFFNESS,
     TP_LOWER,
@@ -247,6 +248,7 @@ def orthogonalize_joint(row, row_value, first, last, nv, nvb, jac, resp):
             rk[RV_ERROR] -= c * rj[RV_ERROR]
             for a in range(3):
                 rk[RV_ANCHOR_AXIS + a] -= c * rj[RV_ANCHOR_AXIS + a]
+                rk[RV_TURN_AXIS + a] -= c * rj[RV_TURN_AXIS + a]
         response = 0.0
         for a in range(nv):
             response += jac[jk + a] * resp[ak + a]
@@ -303,6 +305,8 @@ def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
         jac[joff + nv0 + col] = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
     linear = 1.0 if axis < 3 else 0.0
     rv[RV_ANCHOR_AXIS], rv[RV_ANCHOR_AXIS + 1], rv[RV_ANCHOR_AXIS + 2] = linear * n0, linear * n1, linear * n2
+    turn = 1.0 - linear
+    rv[RV_TURN_AXIS], rv[RV_TURN_AXIS + 1], rv[RV_TURN_AXIS + 2] = turn * n0, turn * n1, turn * n2
     rv[RV_ANCHOR_CURVE] = 0.0
     if axis < 3:
         rv[RV_ERROR] = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3])

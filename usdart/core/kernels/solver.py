@@ -50,6 +50,7 @@ from ..layout import (
     RV_ERROR,
     RV_LAMBDA,
     RV_RESPONSE,
+    RV_TURN_AXIS,
     SOLVER_TGS,
     T_LINK0,
     T_LINK1,
@@ -263,6 +264,8 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved,
         jac[at + 4] = sign * (d[2] * n0 - d[0] * n2)
         jac[at + 5] = sign * (d[0] * n1 - d[1] * n0)
     error = along
+    for a in range(3):
+        rv[RV_TURN_AXIS + a] = 0.0
     for i in range(first, k):
         if row[i, R_AXIS] < 3 or row_value[i, RV_RESPONSE] <= TINY_RESPONSE:
             continue
@@ -275,6 +278,8 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved,
         c = dot / row_value[i, RV_RESPONSE]
         for a in range(nv + nvb):
             jac[joff + a] -= c * jac[ji + a]
+        for a in range(3):
+            rv[RV_TURN_AXIS + a] -= c * row_value[i, RV_TURN_AXIS + a]
         error -= c * (row_value[i, RV_ERROR] + rate(moved, v0, nv, jac, ji) + rate(moved, w0, nvb, jac, ji + nv))
     for a in range(nv):
         resp[off + a] = jac[joff + a]
