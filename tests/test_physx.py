@@ -724,6 +724,52 @@ def test_a_free_body_hung_from_the_world_moves_as_in_physx(tmp_path, kind, solve
     assert rotation_angle(theirs, ours).max() <= TOL
 
 
+KINEMATIC_ANCHOR = """\
+    def Xform "anchor" (prepend apiSchemas = ["PhysicsRigidBodyAPI"])
+    {
+        bool physics:kinematicEnabled = 1
+        double3 xformOp:translate = (0.5, 0, 0.2)
+        quatf xformOp:orient = (0.9659258, 0, 0, 0.25881904)
+        uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:orient"]
+    }
+"""
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_body_hung_from_a_kinematic_body_moves_as_in_physx(tmp_path, solver):
+    """The hinged body of the test above hung instead from a kinematic body (turned 30 degrees, away from the
+    hinge; no kinematic target, so it holds still in PhysX): the joint holds it as a joint to the world at
+    the kinematic body's pose (usdart used to leave such joints out: the body fell), to 1e-4 m over 2 s."""
+    joint_type, axis = HUNG_JOINTS["revolute"]
+    half = math.radians(15.0)
+    conjugate = f"({math.cos(half)}, 0, 0, {-math.sin(half)})"  # the anchor's turn undone: frames agree
+    local = np.array([[math.cos(2 * half), math.sin(2 * half)], [-math.sin(2 * half), math.cos(2 * half)]])
+    x, y = local @ [-0.5, 0.0]  # the world origin in the anchor's frame
+    text = HUNG_BODY.replace("SOLVER", solver).replace("AXIS", axis).replace("JOINT", joint_type)
+    text = text.replace('    def Xform "box"', KINEMATIC_ANCHOR + '    def Xform "box"')
+    text = text.replace(
+        "        point3f physics:localPos0 = (0, 0, 0)",
+        "        rel physics:body0 = </World/anchor>\n"
+        f"        point3f physics:localPos0 = ({x}, {y}, -0.2)\n"
+        f"        quatf physics:localRot0 = {conjugate}",
+    )
+    path = tmp_path / f"hung_from_kinematic_{solver}.usda"
+    path.write_text(text)
+    rate, steps = 60, round(DURATION * 60)
+    theirs = run_physx_bodies(path, 1.0 / rate, steps, ["/World/box"])["pose"][:, 0]
+    scene = usdart.load(str(path))
+    assert not any("/World/joint" in w for w in scene.warnings)
+    scene.time_step = 1.0 / rate
+    ours = np.zeros_like(theirs)
+    for k in range(steps):
+        scene.step()
+        ours[k] = scene.body_transform("/World/box")
+    assert np.ptp(theirs[:, 2]) > 0.1  # it swings
+    assert np.abs(np.linalg.norm(ours[:, :3], axis=1) - 1.0).max() < 5e-3  # about the hinge at the origin
+    assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
+    assert rotation_angle(theirs, ours).max() <= TOL
+
+
 # ---- joint solver forces: what the joints apply, against PhysX's projected joint force -------------------------
 PER_RAD = math.pi / 180  # gains and coefficients per degree as USD authors them: x per rad -> x * PER_RAD per deg
 HELD = {  # case -> (hinge API schemas, hinge lines, the kind of solver row that holds the link)

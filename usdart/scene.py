@@ -13,8 +13,9 @@ from .articulation import Articulation, divergence_error
 from .contact_report import Contacts, contact_report
 from .core import layout as L
 from .core.articulation_model import build_articulation_model, locked_axes
-from .core.description import ArticulationDesc, SceneDescription
+from .core.description import ArticulationDesc, Pose, SceneDescription
 from .core.engine import Engine
+from .core.frames import matrix_to_quat, pose_matrix
 from .core.model import build_model, closed_trees, constraint_joint, parameter_tables, structure_difference
 from .core.shapes import build_shapes, shape_colliders
 from .core.state import set_initial_state, zeros_control, zeros_state
@@ -37,7 +38,8 @@ class Scene:
         self.stage = stage
         self.description = description
         self.worlds = int(worlds)
-        gravity, joints = description.settings.gravity, description.joints
+        gravity = description.settings.gravity
+        self._joints = joints = _anchored_at_kinematic_bodies(description)
         descs = list(description.articulations)
         # a free rigid body moves like a one-link floating articulation
         free_paths = [p for p in description.free_bodies if not description.bodies[p].kinematic]
@@ -77,19 +79,18 @@ class Scene:
         self.external_forces_every_iteration = description.settings.external_forces_every_iteration
         coupled = {j.path for j, _, _ in crossing}
         self._unsimulated = [
-            p
-            for p in description.constraints
-            if p not in coupled and not self._internal_loop(description.joints.get(p))
+            p for p in description.constraints if p not in coupled and not self._internal_loop(joints.get(p))
         ]
 
     def _crossing_joints(self, descs: list[ArticulationDesc]) -> list:
         """Joints whose bodies lie on different trees (or a free body and the world): (joint, side0, side1)
-        with sides (tree, local link), (-1, -1) for the world. Joints to unknown or kinematic bodies and
-        distance joints are left out (reported as not simulated)."""
+        with sides (tree, local link), (-1, -1) for the world (kinematic bodies are held as the world:
+        `_anchored_at_kinematic_bodies`). Joints to unknown bodies and distance joints are left out (reported as
+        not simulated)."""
         where = {link: (t, k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
         out = []
         for path in self.description.constraints:
-            joint = self.description.joints.get(path)
+            joint = self._joints.get(path)
             if joint is None or joint.kind == "distance":
                 continue
             sides = [(-1, -1) if b is None else where.get(b) for b in joint.bodies()]
@@ -323,7 +324,7 @@ class Scene:
     @property
     def warnings(self) -> list[str]:
         unsimulated = [
-            f"{path}: distance joint, or joint to a kinematic or unknown body: imported but not simulated yet"
+            f"{path}: distance joint, or joint to an unknown body: imported but not simulated yet"
             for path in self._unsimulated
         ]
         return list(self.description.warnings) + unsimulated + self._locked_axes_only()
@@ -333,7 +334,7 @@ class Scene:
         of their free axes are not simulated yet (said, not dropped silently)."""
         out = []
         for path in self.description.constraints:
-            joint = self.description.joints.get(path)
+            joint = self._joints.get(path)
             if joint is None or path in self._unsimulated:
                 continue
             if any(d.drive is not None or np.isfinite(d.lower) or np.isfinite(d.upper) for d in joint.dofs):
@@ -506,6 +507,29 @@ def _batch_difference(scene: Scene, other: Scene) -> str | None:
     if not np.array_equal(*settings, equal_nan=True):
         return "its articulation settings differ (sleep threshold, solver, momentum or divergence settings)"
     return structure_difference(scene._engine.model, other._engine.model)
+
+
+def _anchored_at_kinematic_bodies(description: SceneDescription) -> dict:
+    """The stage's joints, each side on a kinematic body turned into a side on the world at that body's stage
+    pose: usdart holds kinematic bodies where the stage puts them (their colliders too), as PhysX holds a
+    kinematic body that is given no target, so a joint to one holds its other body as a joint to the world."""
+    out = dict(description.joints)
+    for path, joint in description.joints.items():
+        sides = {}
+        for side, (name, frame) in enumerate(zip(joint.bodies(), (joint.frame0, joint.frame1))):
+            body = description.bodies.get(name) if name is not None else None
+            if body is not None and body.kinematic:
+                world = pose_matrix(body.pose) @ pose_matrix(frame)
+                sides[side] = Pose(world[:3, 3].copy(), matrix_to_quat(world[:3, :3]))
+        if sides:
+            out[path] = dataclasses.replace(
+                joint,
+                body0=None if 0 in sides else joint.body0,
+                frame0=sides.get(0, joint.frame0),
+                body1=None if 1 in sides else joint.body1,
+                frame1=sides.get(1, joint.frame1),
+            )
+    return out
 
 
 def _single_body(body) -> ArticulationDesc:
