@@ -51,6 +51,27 @@ def test_dropped_shapes_rest_at_their_half_height(shape, kind):
     assert z.min() > 0.05  # never fell through
 
 
+@pytest.mark.parametrize("kind", ["plane", "box"])
+def test_a_hull_whose_vertices_lie_off_its_origin_rests_on_its_lowest_face(kind):
+    """A 0.2 m cube hull whose vertices sit 0.9 m to the side of and 0.5 m below its prim's origin (the shape
+    is placed at its vertices' centre; the broad phase bounds it by its vertex box turned): dropped 0.2 m, it
+    lands and rests flat with its bottom face on the ground top, its centre 0.1 m above it and its body's
+    origin 0.5 m above that."""
+    from contact_stages import mesh_collider
+
+    stage = contact_stage()
+    ground(stage, kind)
+    dynamic_body(stage, "/World/body", pos=(0, 0, 0.8))
+    corners = [(x, y, z) for z in (-0.6, -0.4) for y in (-0.1, 0.1) for x in (0.8, 1.0)]
+    faces = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]]
+    mesh_collider(stage, "/World/body/geom", corners, faces, "convexHull")
+    z, scene = drop(stage, 120)
+    assert z[-1] == pytest.approx(0.6, abs=1e-4)
+    assert z.min() > 0.55  # never fell through
+    # a straight drop: no sideways motion but the hull-on-box landing's (2e-4 m, as for a centred hull)
+    assert scene.body_transform("/World/body")[:2] == pytest.approx([0.0, 0.0], abs=5e-4)
+
+
 def test_rest_offset_keeps_its_gap():
     """Row 2: restOffset 0.01 on the body's shape (ground 0): it rests 0.01 m above touching (PhysX 0.11)."""
     stage = contact_stage()

@@ -150,10 +150,11 @@ SHAPE_NAMES = ("sphere", "capsule", "box", "cylinder", "cone", "convex", "mesh",
 # impulse for friction)
 S_TYPE, S_LINK, S_TREE, S_GROUP, S_SELF_COLLIDE, S_ARTICULATED = range(6)
 SHAPE_COLUMNS = 6
-# model.shapes.shape_par (n_shapes, 13) float: size (box half extents; sphere radius; capsule, cylinder and
+# model.shapes.shape_par (n_shapes, 20) float: size (box half extents; sphere radius; capsule, cylinder and
 # cone: radius, half height, their axis the local x, a cone's apex at +x), offsets, material, the body's
 # depenetration cap and contact impulse cap, bounding radius, a triangle mesh's widest triangle along its
-# local x (its triangles are sorted by their lowest x: kernels/convex.mesh_pair visits an x slab)
+# local x (its triangles are sorted by their lowest x: kernels/convex.mesh_pair visits an x slab), a hull's
+# or mesh's vertex box in its own frame (centre 3, half extents 3)
 (
     SP_SIZE0,
     SP_SIZE1,
@@ -169,8 +170,10 @@ SHAPE_COLUMNS = 6
     SP_MAX_IMPULSE,
     SP_BOUND,
     SP_TRIANGLE_WIDTH,
-) = range(14)
-SHAPE_PAR_COLUMNS = 14
+    SP_BOX_CENTRE,
+) = range(15)
+SP_BOX_HALF = SP_BOX_CENTRE + 3
+SHAPE_PAR_COLUMNS = 20
 COMBINE_AVERAGE, COMBINE_MIN, COMBINE_MULTIPLY, COMBINE_MAX = range(4)
 # model.shapes.settings (3,) float: PhysxSceneAPI's contact values (SI)
 CS_BOUNCE_THRESHOLD, CS_FRICTION_OFFSET_THRESHOLD, CS_CORRELATION_DISTANCE = range(3)

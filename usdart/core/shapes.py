@@ -118,6 +118,10 @@ def build_shapes(
         if c.shape == "mesh":
             x = c.hull[np.asarray(c.faces), 0]
             par[s, L.SP_TRIANGLE_WIDTH] = float((x.max(axis=1) - x.min(axis=1)).max())
+        if c.shape in ("convex", "mesh"):
+            low, high = c.hull.min(axis=0), c.hull.max(axis=0)
+            par[s, L.SP_BOX_CENTRE : L.SP_BOX_CENTRE + 3] = 0.5 * (low + high)
+            par[s, L.SP_BOX_HALF : L.SP_BOX_HALF + 3] = 0.5 * (high - low)
         rot[s] = quat_to_matrix(c.pose.orientation)
         pos[s] = c.pose.position
     groups = len(description.collision_groups)

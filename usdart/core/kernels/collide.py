@@ -43,6 +43,8 @@ from ..layout import (
     SHAPE_PLANE,
     SHAPE_SPHERE,
     SP_BOUND,
+    SP_BOX_CENTRE,
+    SP_BOX_HALF,
     SP_CONTACT_OFFSET,
     SP_SIZE0,
     SP_SIZE1,
@@ -376,6 +378,14 @@ def shape_bounds(shape, shape_par, rot, pos, bounds):
             extent += par[SP_CONTACT_OFFSET]
             bounds[s, a] = pos[s, a] - extent
             bounds[s, 3 + a] = pos[s, a] + extent
+            if kind == SHAPE_CONVEX or kind == SHAPE_MESH:  # the vertex box turned, within the sphere's bounds
+                # (the importer centres a hull's vertices on its frame; the box's centre is kept all the same)
+                c, h = SP_BOX_CENTRE, SP_BOX_HALF
+                mid = pos[s, a] + rot[s, a, 0] * par[c] + rot[s, a, 1] * par[c + 1] + rot[s, a, 2] * par[c + 2]
+                reach = abs(rot[s, a, 0]) * par[h] + abs(rot[s, a, 1]) * par[h + 1] + abs(rot[s, a, 2]) * par[h + 2]
+                reach += par[SP_CONTACT_OFFSET]
+                bounds[s, a] = max(bounds[s, a], mid - reach)
+                bounds[s, 3 + a] = min(bounds[s, 3 + a], mid + reach)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -502,10 +512,10 @@ def find_contacts(
             reach = 0.0
             for a in range(3):
                 reach += abs(rot[p, a, 0]) * 0.5 * (bounds[s, 3 + a] - bounds[s, a])
-            if (
-                plane_distance(rot[p], pos[p], pos[s, 0], pos[s, 1], pos[s, 2]) - reach
-                > shape_par[p, SP_CONTACT_OFFSET]
-            ):
+            mid0 = 0.5 * (bounds[s, 0] + bounds[s, 3])  # the bounds' centre (a vertex box need not sit on
+            mid1 = 0.5 * (bounds[s, 1] + bounds[s, 4])  # the shape's origin)
+            mid2 = 0.5 * (bounds[s, 2] + bounds[s, 5])
+            if plane_distance(rot[p], pos[p], mid0, mid1, mid2) - reach > shape_par[p, SP_CONTACT_OFFSET]:
                 continue
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, s, p):
                 add_pair(sh, rot, pos, s, p, contact, contact_pair, count, room)
