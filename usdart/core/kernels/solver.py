@@ -49,6 +49,7 @@ from ..layout import (
     RV_CFM,
     RV_ERROR,
     RV_LAMBDA,
+    RV_LAMBDA2,
     RV_RESPONSE,
     RV_TURN_AXIS,
     SOLVER_TGS,
@@ -239,6 +240,27 @@ def joint_substep(
             rigid_linear_row(tree, v_parent, v_h, row, sides, r, k, pj, H, moved, along, row_value, resp, jac)
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def joint_response(v_parent, v_h, tree, row, k, H, jac, resp):
+    """Joint row k's response columns M'^-1 J^T on each side's tree, from its Jacobian (needs the trees'
+    factors in H); returns its response J M'^-1 J^T."""
+    t0, joff = row[k, R_TREE0], row[k, R_JACOBIAN]
+    response = 0.0
+    for side in range(2):
+        t = t0 if side == 0 else row[k, R_TREE1]
+        if t < 0:
+            continue
+        v0, v1 = tree[t, T_V0], tree[t, T_V1]
+        off = row[k, R_RESPONSE0] if side == 0 else row[k, R_RESPONSE1]
+        at = joff if side == 0 else joff + tree[t0, T_V1] - tree[t0, T_V0]
+        for a in range(v1 - v0):
+            resp[off + a] = jac[at + a]
+        solve(v_parent, v_h, v0, v1, H, resp, off)
+        for a in range(v1 - v0):
+            response += jac[at + a] * resp[off + a]
+    return response
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved, along, row_value, resp, jac):
     """Linear row k of a joint between free rigid bodies (and the world), at a TGS pass: its Jacobian with
@@ -246,7 +268,7 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved,
     the joint's angular rows first..k-1 (their errors taken out alike), and its response; RV_ANCHOR_CURVE
     set so that the sweep's error is the anchors' exact motion along the row (PhysX's TGS 1D rows)."""
     rv = row_value[k]
-    t0, joff, off = row[k, R_TREE0], row[k, R_JACOBIAN], row[k, R_RESPONSE0]
+    t0, joff = row[k, R_TREE0], row[k, R_JACOBIAN]
     v0 = tree[t0, T_V0]
     nv = tree[t0, T_V1] - v0
     t1 = row[k, R_TREE1]
@@ -281,19 +303,7 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved,
         for a in range(3):
             rv[RV_TURN_AXIS + a] -= c * row_value[i, RV_TURN_AXIS + a]
         error -= c * (row_value[i, RV_ERROR] + rate(moved, v0, nv, jac, ji) + rate(moved, w0, nvb, jac, ji + nv))
-    for a in range(nv):
-        resp[off + a] = jac[joff + a]
-    solve(v_parent, v_h, v0, v0 + nv, H, resp, off)
-    rv[RV_RESPONSE] = 0.0
-    for a in range(nv):
-        rv[RV_RESPONSE] += jac[joff + a] * resp[off + a]
-    if t1 >= 0:
-        off1 = row[k, R_RESPONSE1]
-        for a in range(nvb):
-            resp[off1 + a] = jac[joff + nv + a]
-        solve(v_parent, v_h, w0, w0 + nvb, H, resp, off1)
-        for a in range(nvb):
-            rv[RV_RESPONSE] += jac[joff + nv + a] * resp[off1 + a]
+    rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, k, H, jac, resp)
     rv[RV_ANCHOR_CURVE] = error - rate(moved, v0, nv, jac, joff) - rate(moved, w0, nvb, jac, joff + nv)
 
 
@@ -451,16 +461,8 @@ def fill_rows(
             t1 = row[r, R_TREE1]
             nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
             fill_joint_axis(row[r, R_AXIS], frames, rel, pj, couplings.joint_sides[i], nv, nvb, jac, joff, rv)
-            for a in range(nv):
-                resp[off + a] = jac[joff + a]
-            finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv)
-            if t1 >= 0:
-                off1, w0 = row[r, R_RESPONSE1], tree[t1, T_V0]
-                for a in range(nvb):
-                    resp[off1 + a] = jac[joff + nv + a]
-                solve(v_parent, v_h, w0, w0 + nvb, H, resp, off1)
-                for a in range(nvb):
-                    rv[RV_RESPONSE] += jac[joff + nv + a] * resp[off1 + a]
+            rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
+            rv[RV_LAMBDA], rv[RV_LAMBDA2] = 0.0, 0.0
             if r + 1 == r1 or row[r + 1, R_KIND] != ROW_JOINT or row[r + 1, R_ID] != i:  # the joint's last row
                 if solver == SOLVER_TGS and rigid_joint(tree, links.link, couplings, i):
                     split = first_axis  # PhysX's TGS between rigid bodies: angular rows among themselves, then linear
