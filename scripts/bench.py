@@ -154,6 +154,7 @@ def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]
     dt, rows = 1e-3, []
     scene = usdart.load(PANDA, semantics="newton")
     scene.time_step = dt
+    scene.contacts_enabled = False  # the MuJoCo twin has no colliders: the arm's self-collisions off in both
     art = scene.articulations[0]
     model, maps = mujoco_twin(art, dt, "euler", limits=True)
     data = mujoco.MjData(model)
@@ -188,6 +189,7 @@ def bench_step(worlds: int, steps: int = 2000) -> list[tuple[str, float, float]]
 
     batch = usdart.load(PANDA, worlds=worlds, semantics="newton")
     batch.time_step = dt
+    batch.contacts_enabled = False
     many = batch.articulations[0]
     random_states(many, worlds, np.random.default_rng(1))
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS

@@ -83,8 +83,9 @@ def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root
         _set_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed)
 
 
-# forceinline (both loops): a call from the boxed entry would pass the records as some 1300 values (0.7 us)
-@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+# inlined in numba's IR (both loops): a call from the boxed entry would pass the records as some 1300 values
+# (0.7 us), and a function of their own (LLVM's forceinline) compiled the whole step once more (35 s)
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(*_pose_arrays(bm, st, ws, w))
@@ -101,7 +102,7 @@ def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     return diverged
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(*_pose_arrays(bm, st, ws, w))
