@@ -18,8 +18,37 @@ from usdart.core.kernels import KERNELS, KernelCacheLocator, cache_folder, remov
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# the usdart kernels a process holds (compiled or loaded from the cache), with their signatures
+REACHED = r"""
+import sys
+from numba.core.registry import CPUDispatcher
+
+
+def reached():
+    found = set()
+    for name, module in list(sys.modules.items()):
+        if name.startswith("usdart.core.kernels"):
+            for attr, value in vars(module).items():
+                if isinstance(value, CPUDispatcher) and value.py_func.__module__ == name:
+                    found.update(f"{name}.{attr}{sig}" for sig in value.signatures)
+    return sorted(found)
+"""
+
+# the warmup, reporting what it reached
+WARMUP = (
+    REACHED
+    + r"""
+import json
+from usdart.app.warmup import warmup
+warmup()
+print(json.dumps(reached()))
+"""
+)
+
 # a session as a user has it, counting the usdart kernels numba compiles (instead of loading them)
-SESSION = r"""
+SESSION = (
+    REACHED
+    + r"""
 import json, sys, warnings
 from numba.core import event
 
@@ -53,8 +82,9 @@ with warnings.catch_warnings():
         elif name != "compute_centroidal_momentum_matrix":  # floating bases only
             getattr(art, name)(cache)
 q = result.scene.articulations[0].state.q[0].tolist()
-print(json.dumps({"compiled": compiled, "q": q}))
+print(json.dumps({"compiled": compiled, "reached": reached(), "q": q}))
 """
+)
 
 
 def _session(env) -> dict:
@@ -67,13 +97,19 @@ def _session(env) -> dict:
 
 def test_after_warmup_a_new_session_compiles_nothing_and_moves_as_before():
     env = dict(os.environ)
-    warm = subprocess.run(
+    cli = subprocess.run(
         [sys.executable, "-m", "usdart.app.cli", "warmup"], env=env, capture_output=True, text=True, timeout=1800
     )
-    assert warm.returncode == 0, warm.stderr
-    assert f"cache: {cache_folder()}" in warm.stdout  # the folder this process uses too
+    assert cli.returncode == 0, cli.stderr
+    assert f"cache: {cache_folder()}" in cli.stdout  # the folder this process uses too
     session = _session(env)
     assert session["compiled"] == []
+    # with a cache other tests filled, compiling nothing proves little: every kernel version the session
+    # holds must be one the warmup reached (loaded or compiled) itself
+    warm = subprocess.run([sys.executable, "-c", WARMUP], env=env, capture_output=True, text=True, timeout=1800)
+    assert warm.returncode == 0, warm.stderr
+    missed = set(session["reached"]) - set(json.loads(warm.stdout.strip().splitlines()[-1]))
+    assert not missed, sorted(m.split("(")[0] for m in missed)
     # the same motion as this process computes (loaded from the cache or compiled here), from the file as on
     # disk (not a layer another test of this process may have edited in memory)
     stage = Usd.Stage.Open(Sdf.Layer.OpenAsAnonymous(str(ROOT / "sample_stages/arm_with_gripper.usda")))
