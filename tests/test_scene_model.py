@@ -135,6 +135,10 @@ def test_every_kernel_compiles_once():
     pendulum = usdart.load(_double_pendulum_stage(True))
     pendulum.step(5)
     assert pendulum.body_transform("/World/l2")[2] < 0.0
+    batch = usdart.load(DATA / "panda/panda.usda", worlds=2)  # views: every batched kind through one kernel
+    view = batch.view(batch.articulations[0].root_link)
+    for kind in ("jacobians", "mass_matrices", "gravity_compensation", "coriolis_compensation"):
+        assert np.all(np.isfinite(getattr(view, kind)()))
 
     dispatchers = _kernel_dispatchers()
     assert {f"usdart.core.kernels.entry.{name}" for name in STEP_ENTRIES} <= set(dispatchers)

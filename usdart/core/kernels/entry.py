@@ -489,8 +489,8 @@ def tree_dynamics(b, w0, w1, t, kind, gravity, out):
     bm, st, ctl, ws = borrow(b)
     for w in range(w0, w1):
         m = world_model(bm, w)
-        if kind == TREE_JACOBIANS:
-            _jacobians(m, st, ws, w, t, True, out[w])
+        if kind == TREE_JACOBIANS:  # at_com a bool, not the literal True: one compiled _jacobians for both callers
+            _jacobians(m, st, ws, w, t, kind == TREE_JACOBIANS, out[w])
         elif kind == TREE_MASS_MATRIX or kind == TREE_MASS_MATRIX_ARMATURE:
             _mass_matrix(m, st, ws, w, t, kind == TREE_MASS_MATRIX_ARMATURE, out[w])
         elif kind == TREE_INVERSE_DYNAMICS:
