@@ -148,7 +148,7 @@ def _dynamics() -> None:
             for name in sorted(n for n in dir(art) if n.startswith("compute_") and n != "compute_coriolis_force"):
                 if name == "compute_lambda":
                     art.compute_lambda(art.create_cache(), cache, cache.joint_force)
-                elif art.model.n_root > 0 or name != "compute_centroidal_momentum_matrix":  # floating bases only
+                elif name != "compute_centroidal_momentum_matrix" or not art.fixed_base:  # floating bases only
                     getattr(art, name)(cache)
         art.apply_cache(cache, CacheFlag.POSITION | CacheFlag.VELOCITY)
     scene.view(scene.articulations[0].root_link).mass_matrices()  # views' batched dynamics: one kernel for all

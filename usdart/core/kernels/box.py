@@ -1,5 +1,5 @@
-"""`box(value)`: wrap a NamedTuple of arrays in a numba StructRef so Python passes it as one pointer;
-`borrow(b)` reads it back in a kernel.
+"""`box(value)`: wrap a tuple of records (NamedTuples of arrays) in a numba StructRef so Python passes it as
+one pointer; `borrow(b)` reads it back in a kernel.
 
 Calling a jitted function unboxes every array of a NamedTuple argument (about 0.15 us each, some 10 us
 for a Model, State and Workspace); a box is unboxed in well under a microsecond. The box shares the
@@ -113,22 +113,13 @@ BY_POINTER = frozenset({"Workspace"})
 
 @intrinsic
 def borrow(typingctx, b):
-    """b.value, borrowed: valid while b is alive, and never stored or returned to Python. In a tuple value,
-    the records named in BY_POINTER come as RecordPointers into the box."""
-    value_type = b.field_dict["value"]
-    items = list(value_type) if isinstance(value_type, types.BaseTuple) else []
+    """b.value (a tuple of records), borrowed: valid while b is alive, and never stored or returned to Python.
+    The records named in BY_POINTER come as RecordPointers into the box."""
+    items = list(b.field_dict["value"])
     by_pointer = [isinstance(t, types.BaseNamedTuple) and t.instance_class.__name__ in BY_POINTER for t in items]
-    if not any(by_pointer):
-
-        def codegen(context, builder, signature, args):
-            data = structref._Utils(context, builder, signature.args[0]).get_data_struct(args[0])
-            return _without_refcounts(context, builder, value_type, data.value)
-
-        return value_type(b), codegen
-
     result = types.Tuple([RecordPointer(t) if p else t for t, p in zip(items, by_pointer)])
 
-    def codegen_pointers(context, builder, signature, args):
+    def codegen(context, builder, signature, args):
         data = structref._Utils(context, builder, signature.args[0]).get_data_struct(args[0])
         where = data._get_ptr_by_name("value")
         values = [
@@ -139,4 +130,4 @@ def borrow(typingctx, b):
         ]
         return context.make_tuple(builder, result, values)
 
-    return result(b), codegen_pointers
+    return result(b), codegen
