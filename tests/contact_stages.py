@@ -7,6 +7,23 @@ from pathlib import Path
 
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 
+# the text of a metre-kilogram stage, gravity 9.81 down Z, the solver to author in place of SOLVER
+SCENE = """#usda 1.0
+(
+    kilogramsPerUnit = 1
+    metersPerUnit = 1
+    upAxis = "Z"
+)
+def Xform "World"
+{
+    def PhysicsScene "scene" (prepend apiSchemas = ["PhysxSceneAPI"])
+    {
+        vector3f physics:gravityDirection = (0, 0, -1)
+        float physics:gravityMagnitude = 9.81
+        uniform token physxScene:solverType = "SOLVER"
+    }
+"""
+
 
 def contact_stage(solver="TGS", gravity=(0.0, 0.0, -1.0), magnitude=9.81, bounce_threshold=None):
     """A metre-kilogram stage with a physics scene (PhysX's solver `solver`) and nothing else."""

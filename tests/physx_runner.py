@@ -185,9 +185,16 @@ def physx_seconds_per_step(stage_path, dt: float, steps: int, solver: str | None
     return best / steps
 
 
-def run_physx_bodies(stage_path, dt: float, steps: int, bodies: list[str], solver: str | None = None) -> dict:
+def run_physx_bodies(
+    stage_path, dt: float, steps: int, bodies: list[str], solver: str | None = None, targets: dict | None = None
+) -> dict:
     """Step `stage_path` in ovphysx like run_physx; the poses of rigid bodies outside articulations (prim
-    paths `bodies`) after every step: {"time": (S,), "pose": (S, B, 7) as [x, y, z, qw, qx, qy, qz]}."""
+    paths `bodies`) after every step: {"time": (S,), "pose": (S, B, 7) as [x, y, z, qw, qx, qy, qz]}.
+
+    targets: kinematic body path -> (S, 7) world poses [x, y, z, qw, qx, qy, qz]: row k (k >= 1) is written
+    as the body's kinematic target (ovphysx's session write of kinematicTargetPosition / Orientation) before
+    the step that ends at row k. Row 0 is not written: the runner's first step runs before any binding or
+    session (see `_attached`), and the body holds still in it."""
     if steps < 1:
         raise ValueError(f"steps must be at least 1, not {steps}")
     P = np.zeros((steps, len(bodies), 7))
@@ -197,6 +204,8 @@ def run_physx_bodies(stage_path, dt: float, steps: int, bodies: list[str], solve
             buffers = [np.zeros(b.shape, np.float32) for b in bindings]
             for k in range(steps):
                 if k:
+                    for path, poses in (targets or {}).items():
+                        _write_kinematic_target(physx, path, poses[k])
                     physx.step_sync(dt)
                 for j, (b, buf) in enumerate(zip(bindings, buffers)):
                     b.read(buf)
@@ -205,6 +214,22 @@ def run_physx_bodies(stage_path, dt: float, steps: int, bodies: list[str], solve
             for b in bindings:
                 b.destroy()
     return {"time": dt * np.arange(1, steps + 1), "pose": P}
+
+
+def _write_kinematic_target(physx, path: str, pose) -> None:
+    """One kinematic body's target for the next step, [x, y, z, qw, qx, qy, qz] (ovphysx wants xyzw)."""
+    from ovphysx.types import SimObjectType
+
+    values = [pose[:3], [*pose[4:7], pose[3]]]  # one group per attribute, in this order
+    names = ["kinematicTargetPosition", "kinematicTargetOrientation"]
+    with physx.write_sync(SimObjectType.RIGID_BODY, names, pattern=path) as session:
+        groups = list(session.groups)
+        if [(g.prim_count, g.tensors[0].numpy().size) for g in groups] != [(1, 3), (1, 4)]:
+            raise ValueError(f"{path}: expected one kinematic rigid body in PhysX")
+        for group, value in zip(groups, values):
+            group.tensors[0].numpy()[:] = np.asarray(value, np.float32)
+            session.commit(group).wait()
+        del groups, group  # (ovphysx refuses to close while a group's arrays are alive)
 
 
 def run_physx(

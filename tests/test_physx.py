@@ -29,6 +29,7 @@ try:  # by metadata, as ovphysx finds it: importing physx_usd_schemas would regi
 except metadata.PackageNotFoundError:
     pytest.skip("PhysX's USD schemas (physx-usd-schemas, [test] extra) are not installed", allow_module_level=True)
 
+from contact_stages import SCENE  # noqa: E402
 from physx_runner import SOLVERS, force_solver, run_physx, run_physx_bodies  # noqa: E402
 
 import usdart  # noqa: E402
@@ -41,22 +42,6 @@ RATES = (60, 240)
 NO_SELF_COLLISIONS = " without self-collisions"
 NEWTON_SWITCH = " (the Newton switch)"  # newton:selfCollisionEnabled = false, PhysxArticulationAPI removed
 
-# a metre-kilogram stage, gravity 9.81 down Z, the solver to author in place of SOLVER
-SCENE = """#usda 1.0
-(
-    kilogramsPerUnit = 1
-    metersPerUnit = 1
-    upAxis = "Z"
-)
-def Xform "World"
-{
-    def PhysicsScene "scene" (prepend apiSchemas = ["PhysxSceneAPI"])
-    {
-        vector3f physics:gravityDirection = (0, 0, -1)
-        float physics:gravityMagnitude = 9.81
-        uniform token physxScene:solverType = "SOLVER"
-    }
-"""
 STAGE = (
     SCENE
     + """\
@@ -738,8 +723,8 @@ KINEMATIC_ANCHOR = """\
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_a_body_hung_from_a_kinematic_body_moves_as_in_physx(tmp_path, solver):
     """The hinged body of the test above hung instead from a kinematic body (turned 30 degrees, away from the
-    hinge; no kinematic target, so it holds still in PhysX): the joint holds it as a joint to the world at
-    the kinematic body's pose (usdart used to leave such joints out: the body fell), to 1e-4 m over 2 s."""
+    hinge; no kinematic target, so it holds still): the joint to it holds the body as in PhysX, to 1e-4 m
+    over 2 s (usdart once left such joints out: the body fell). Moving ones: tests/test_kinematic.py."""
     joint_type, axis = HUNG_JOINTS["revolute"]
     half = math.radians(15.0)
     conjugate = f"({math.cos(half)}, 0, 0, {-math.sin(half)})"  # the anchor's turn undone: frames agree

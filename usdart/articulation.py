@@ -41,6 +41,7 @@ class ArticulationControl(NamedTuple):
     target_position: np.ndarray  # (W, n_dofs)
     target_velocity: np.ndarray  # (W, n_dofs)
     link_wrench: np.ndarray  # (W, n_links, 6)
+    kinematic_target: np.ndarray  # (W, 7) a kinematic body's pose to reach [x, y, z, qw, qx, qy, qz]
 
 
 class Articulation(InverseDynamicsMixin):
@@ -92,6 +93,7 @@ class Articulation(InverseDynamicsMixin):
             ctl.target_position[:, d0:d1],
             ctl.target_velocity[:, d0:d1],
             ctl.link_wrench[:, l0:l1],
+            ctl.kinematic_target[:, self._tree],
         )
         self._maximal_index = np.array(
             [(link - 1) * 6 + AXIS_ORDER.index(d.axis) for link, d in zip(self.model.dof_link, desc.dofs)],
@@ -206,7 +208,8 @@ class Articulation(InverseDynamicsMixin):
     # ---- stepping ------------------------------------------------------------------------------------
     def step(self, dt: float, steps: int = 1) -> None:
         """Advance this articulation (with whatever is joined to it) in every world by `steps` steps of `dt`
-        seconds, leaving the rest of its scene where it is. `scene.step` steps everything."""
+        seconds, leaving the rest of its scene where it is: it touches static shapes only, not the scene's other
+        bodies (kinematic ones included). `scene.step` steps everything."""
         if not dt > 0 or steps < 0:
             raise UsdartError(f"{self.root_link}: need a positive time step and a non-negative step count")
         engine = self._engine

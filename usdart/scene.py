@@ -13,9 +13,8 @@ from .articulation import Articulation, divergence_error
 from .contact_report import Contacts, contact_report
 from .core import layout as L
 from .core.articulation_model import build_articulation_model, locked_axes
-from .core.description import ArticulationDesc, Pose, SceneDescription
+from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
-from .core.frames import matrix_to_quat, pose_matrix
 from .core.model import build_model, closed_trees, constraint_joint, parameter_tables, structure_difference
 from .core.shapes import build_shapes, shape_colliders
 from .core.state import set_initial_state, zeros_control, zeros_state
@@ -39,11 +38,12 @@ class Scene:
         self.description = description
         self.worlds = int(worlds)
         gravity = description.settings.gravity
-        self._joints = joints = _anchored_at_kinematic_bodies(description)
+        self._joints = joints = description.joints
         descs = list(description.articulations)
-        # a free rigid body moves like a one-link floating articulation
-        free_paths = [p for p in description.free_bodies if not description.bodies[p].kinematic]
-        descs += [_single_body(description.bodies[p]) for p in free_paths]
+        # a free rigid body moves like a one-link floating articulation, a kinematic body like one of infinite
+        # mass carried to its target (usdart.core.kernels.kinematic)
+        free_paths, kinematic_paths = description.free_bodies, description.kinematic_bodies
+        descs += [_single_body(description.bodies[p]) for p in [*free_paths, *kinematic_paths]]
         trees = [
             build_articulation_model(d, gravity, joints if i < len(description.articulations) else None)
             for i, d in enumerate(descs)
@@ -72,21 +72,21 @@ class Scene:
         engine.members = members
         n_art = len(description.articulations)
         self.articulations = members[:n_art]
-        self._free = dict(zip(free_paths, members[n_art:]))
+        self._free = dict(zip(free_paths, members[n_art : n_art + len(free_paths)]))
+        self._kinematic = dict(zip(kinematic_paths, members[n_art + len(free_paths) :]))
         self._initial = None  # each world's own start when the worlds came from different stages (batch)
         self.integrator = integrator
         self.solver = description.settings.solver
         self.external_forces_every_iteration = description.settings.external_forces_every_iteration
-        coupled = {j.path for j, _, _ in crossing}
+        coupled = {j.path for j, _, _ in crossing} | self._held_still()
         self._unsimulated = [
             p for p in description.constraints if p not in coupled and not self._internal_loop(joints.get(p))
         ]
 
     def _crossing_joints(self, descs: list[ArticulationDesc]) -> list:
         """Joints whose bodies lie on different trees (or a free body and the world): (joint, side0, side1)
-        with sides (tree, local link), (-1, -1) for the world (kinematic bodies are held as the world:
-        `_anchored_at_kinematic_bodies`). Joints to unknown bodies and distance joints are left out (reported as
-        not simulated)."""
+        with sides (tree, local link), (-1, -1) for the world. Joints to unknown bodies and distance joints are
+        left out (reported as not simulated), and so are joints with no dynamic side (`_held_still`)."""
         where = {link: (t, k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
         out = []
         for path in self.description.constraints:
@@ -98,10 +98,23 @@ class Scene:
                 continue
             trees = {t for t, _ in sides if t >= 0}
             articulation_loop = len(trees) == 1 and next(iter(trees)) < len(self.description.articulations)
-            if not trees or articulation_loop:
-                continue  # inside one articulation (or to the world): that articulation's own loop rows
+            kinematic = all(b is None or self.description.bodies[b].kinematic for b in joint.bodies())
+            if not trees or articulation_loop or kinematic:
+                continue  # that articulation's own loop rows, or nothing dynamic to hold (`_held_still`)
             out.append((joint, *sides))
         return out
+
+    def _held_still(self) -> set[str]:
+        """Joints between kinematic bodies, or a kinematic body and the world: they join nothing that moves
+        by force, so they are simulated by doing nothing (as in PhysX)."""
+        kinematic = set(self.description.kinematic_bodies)
+        return {
+            path
+            for path in self.description.constraints
+            if (joint := self._joints.get(path)) is not None
+            and joint.kind != "distance"
+            and all(b is None or b in kinematic for b in joint.bodies())
+        }
 
     def _internal_loop(self, joint) -> bool:
         """Loop joints inside one articulation (or to the world) are that articulation's own rows."""
@@ -175,7 +188,7 @@ class Scene:
             table[w] = value[0]
         for table, value in zip(mine.state, theirs.state):
             table[w] = value[0]
-        for table, value in zip(mine.control[:4], theirs.control[:4]):  # not tree_settings (shared)
+        for table, value in zip(mine.control[:5], theirs.control[:5]):  # not tree_settings (shared)
             table[w] = value[0]
         mine.update_poses(w)
 
@@ -236,7 +249,7 @@ class Scene:
         for w in worlds:
             for target, fresh in zip(engine.state, state):
                 target[w] = fresh[w if self._initial else 0]
-            for target, fresh in zip(engine.control[:4], control[:4]):  # not tree_settings
+            for target, fresh in zip(engine.control[:5], control[:5]):  # not tree_settings
                 target[w] = fresh[w if self._initial else 0]
             engine.clear(w)
             engine.work.contact_count[w, : L.CC_STEP] = 0  # its last step's contacts are gone (the count goes on)
@@ -303,8 +316,44 @@ class Scene:
         return self._free[str(path)]
 
     def body_transform(self, path: str, world: int = 0) -> np.ndarray:
-        """World pose [x, y, z, qw, qx, qy, qz] of a free rigid body's frame."""
+        """World pose [x, y, z, qw, qx, qy, qz] of a free or kinematic rigid body's frame."""
+        if str(path) in self._kinematic:
+            return self._kinematic[str(path)].link_transforms(world)[0]
         return self.free_body(path).link_transforms(world)[0]
+
+    @property
+    def kinematic_bodies(self) -> list[str]:
+        """Rigid bodies with physics:kinematicEnabled: moved by `set_kinematic_target`, pushed by nothing."""
+        return list(self.description.kinematic_bodies)
+
+    def set_kinematic_target(self, path: str, position, orientation=None, world: int | None = None) -> None:
+        """Move a kinematic body to a world pose over the next step (PhysX's setKinematicTarget): position in
+        metres, orientation a quaternion [w, x, y, z] (default: its last target's), in one world or all. The body
+        moves with the constant velocity that reaches the target in one step; what it touches or is jointed to
+        feels that velocity. It stays at the target until given another (as in PhysX, its velocity is zero
+        then). Time-sampled transforms of kinematic bodies on the stage set these targets in `usdart simulate`.
+        """
+        body = self._kinematic.get(str(path))
+        if body is None:
+            raise UsdartError(f"{path}: not a kinematic rigid body of this stage (physics:kinematicEnabled)")
+        if world is not None and not 0 <= world < self.worlds:
+            raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
+        worlds = range(self.worlds) if world is None else [int(world)]
+        pos = np.asarray(position, float)
+        if pos.shape != (3,) or not np.all(np.isfinite(pos)):
+            raise UsdartError(f"{path}: kinematic target position must be 3 finite numbers (m), got {position!r}")
+        quat = None
+        if orientation is not None:
+            quat = np.asarray(orientation, float)
+            norm = float(np.linalg.norm(quat)) if quat.shape == (4,) else 0.0
+            if not (np.isfinite(norm) and norm > 0):
+                raise UsdartError(f"{path}: kinematic target orientation must be a non-zero quaternion [w, x, y, z]")
+            quat = quat / norm
+        target = body.control.kinematic_target
+        for w in worlds:
+            target[w, :3] = pos
+            if quat is not None:
+                target[w, 3:] = quat
 
     @property
     def gravity(self) -> np.ndarray:
@@ -363,7 +412,7 @@ class Scene:
         A scene batched from several stages (`batch`) has no one stage to re-read and refuses."""
         if self._initial is not None:
             raise UsdartError(f"{self._source}: a scene batched from several stages cannot re-read its stage")
-        saved = topology.save([*self.articulations, *self._free.values()])
+        saved = topology.save([*self.articulations, *self._free.values(), *self._kinematic.values()])
         kept = dict(
             time=self.time,
             time_step=self.time_step,
@@ -377,7 +426,7 @@ class Scene:
         self.__init__(stage, description, self.worlds, self.integrator)  # the one construction path
         for name, value in kept.items():
             setattr(self, name, value)
-        topology.restore([*self.articulations, *self._free.values()], saved)
+        topology.restore([*self.articulations, *self._free.values(), *self._kinematic.values()], saved)
 
     def remove(self, path: str) -> None:
         """Take the articulation (any of its links or its root-API prim) or free body at `path` out of the
@@ -436,6 +485,7 @@ class Scene:
         return dict(
             articulations=[a.summary() for a in self.articulations],
             free_bodies=self.free_bodies,
+            kinematic_bodies=self.kinematic_bodies,
             # the shapes that collide, by kind (static ones included)
             colliders={kind: sum(c.shape == kind for c in self._colliders) for kind in L.SHAPE_NAMES}
             | {"static": sum(c.body is None for c in self._colliders)},
@@ -509,39 +559,20 @@ def _batch_difference(scene: Scene, other: Scene) -> str | None:
     return structure_difference(scene._engine.model, other._engine.model)
 
 
-def _anchored_at_kinematic_bodies(description: SceneDescription) -> dict:
-    """The stage's joints, each side on a kinematic body turned into a side on the world at that body's stage
-    pose: usdart holds kinematic bodies where the stage puts them (their colliders too), as PhysX holds a
-    kinematic body that is given no target, so a joint to one holds its other body as a joint to the world."""
-    out = dict(description.joints)
-    for path, joint in description.joints.items():
-        sides = {}
-        for side, (name, frame) in enumerate(zip(joint.bodies(), (joint.frame0, joint.frame1))):
-            body = description.bodies.get(name) if name is not None else None
-            if body is not None and body.kinematic:
-                world = pose_matrix(body.pose) @ pose_matrix(frame)
-                sides[side] = Pose(world[:3, 3].copy(), matrix_to_quat(world[:3, :3]))
-        if sides:
-            out[path] = dataclasses.replace(
-                joint,
-                body0=None if 0 in sides else joint.body0,
-                frame0=sides.get(0, joint.frame0),
-                body1=None if 1 in sides else joint.body1,
-                frame1=sides.get(1, joint.frame1),
-            )
-    return out
-
-
 def _single_body(body) -> ArticulationDesc:
-    """A free body as a one-link floating tree with its own solver iterations; no constraint-force mixing
-    (PhysX has it for articulation links only)."""
+    """A free or kinematic body as a one-link floating tree with its own solver iterations; no constraint-force
+    mixing (PhysX has it for articulation links only). A kinematic body's mass never acts: one without mass or
+    inertia gets 1 kg and a unit inertia, so that its tree is well formed."""
+    body = dataclasses.replace(body, cfm_scale=0.0)
+    if body.kinematic and (body.mass <= 0 or np.linalg.eigvalsh(0.5 * (body.inertia + body.inertia.T)).min() <= 0):
+        body = dataclasses.replace(body, mass=1.0, inertia=np.eye(3))
     return ArticulationDesc(
         api_prim=body.path,
         root_link=body.path,
         fixed_base=False,
         links=[body.path],
         link_parents=[-1],
-        bodies=[dataclasses.replace(body, cfm_scale=0.0)],
+        bodies=[body],
         joints=[None],
         solver_position_iterations=body.solver_position_iterations,
         solver_velocity_iterations=body.solver_velocity_iterations,

@@ -214,6 +214,8 @@ def _table(summary: dict) -> str:
     if summary["free_bodies"]:
         lines.append("")
         lines.append("free bodies: " + ", ".join(summary["free_bodies"]))
+    if summary["kinematic_bodies"]:
+        lines.append("kinematic bodies: " + ", ".join(summary["kinematic_bodies"]))
     shapes = {k: n for k, n in summary["colliders"].items() if n and k != "static"}
     if shapes:
         plural = {"box": "boxes", "convex": "convex hulls", "mesh": "triangle meshes"}

@@ -75,7 +75,8 @@ class Recorder:
         rec.save("out.usda")                  # overs on the input, sublayered by relative path
 
     `articulations` limits the written articulations (paths accepted by `scene.articulation`); free
-    bodies are written unless `free_bodies=False`. `world` picks which of the scene's worlds is recorded.
+    bodies (and kinematic bodies that moved) are written unless `free_bodies=False`. `world` picks which of
+    the scene's worlds is recorded.
     """
 
     def __init__(
@@ -103,8 +104,9 @@ class Recorder:
             self.articulations = [a for a in scene.articulations if any(a is c for c in chosen)]
         else:
             self.articulations = list(scene.articulations)
-        # free bodies move as one-link articulations inside the scene (kinematic ones do not move)
-        self._free = dict(getattr(scene, "_free", {})) if free_bodies else {}
+        # free bodies move as one-link articulations inside the scene, kinematic ones as targets take them
+        # (written where they moved)
+        self._free = {**getattr(scene, "_free", {}), **getattr(scene, "_kinematic", {})} if free_bodies else {}
         self._time_codes: list[float] = []
         self._poses: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per frame, per member: (pos, rot)
         self._joints: list[list[tuple[np.ndarray, np.ndarray]]] = []  # per frame, per articulation: (q, qd)
@@ -158,6 +160,8 @@ class Recorder:
         for m, member in enumerate(members):
             pos = np.array([frame[m][0] for frame in self._poses])
             rot = np.array([frame[m][1] for frame in self._poses])
+            if member.model.kinematic and (pos == pos[0]).all() and (rot == rot[0]).all():
+                continue  # a kinematic body that stayed where the stage puts it
             for i, (path, body) in enumerate(zip(member.desc.links, member.desc.bodies)):
                 if body is not None:  # None: a static anchor link, not a prim of its own
                     out.append(BodyFrames(path, pos[:, i], rot[:, i]))
@@ -374,8 +378,7 @@ def simulate(
 
 
 def require_something_to_simulate(scene: Scene) -> None:
-    dynamic_free = [p for p in scene.free_bodies if not scene.description.bodies[p].kinematic]
-    if not scene.articulations and not dynamic_free:
+    if not scene.articulations and not scene.free_bodies:
         raise UsdartError(f"{stage_file(scene.stage)}: nothing to simulate (no articulation and no dynamic rigid body)")
 
 

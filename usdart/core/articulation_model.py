@@ -118,6 +118,7 @@ class ArticulationModel(NamedTuple):
     sleep_threshold: float  # authored mass-normalised kinetic energy (m^2/s^2) below which an island may sleep
     position_iterations: int
     velocity_iterations: int
+    kinematic: bool = False  # a kinematic body (usdart.core.kernels.kinematic): links cannot be kinematic
 
 
 def _frame(pose: Pose | None):
@@ -302,6 +303,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         sleep_threshold=float(desc.sleep_threshold),
         position_iterations=int(desc.solver_position_iterations),
         velocity_iterations=int(desc.solver_velocity_iterations),
+        kinematic=any(b is not None and b.kinematic for b in desc.bodies),
     )
 
 

@@ -300,3 +300,5 @@ class SceneDescription:
     filtered_pairs: set[tuple[str, str]] = field(default_factory=set)
     # bodies joined by a joint outside the articulation trees whose physics:collisionEnabled is false
     jointed_pairs: set[tuple[str, str]] = field(default_factory=set)
+    # bodies with physics:kinematicEnabled (never links): moved to targets, pushed by nothing
+    kinematic_bodies: list[str] = field(default_factory=list)

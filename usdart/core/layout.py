@@ -10,9 +10,10 @@ JOINT_FIXED, JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_SPHERICAL, JOINT_FREE = 0, 1
 DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION = 0, 1, 2
 WAKE_TIME = 0.4  # seconds at rest before an island falls asleep (PhysX: 20 x 0.02 s)
 
-# model.tree (n_trees, 8) int64: one articulation or free body
-T_LINK0, T_LINK1, T_DOF0, T_DOF1, T_V0, T_V1, T_ROOT, T_ISLAND = range(8)
-TREE_COLUMNS = 8
+# model.tree (n_trees, 9) int64: one articulation or free body; T_KINEMATIC 1 on a kinematic body (a one-link
+# floating tree moved to its control.kinematic_target, of infinite mass for every row: usdart.core.kernels.kinematic)
+T_LINK0, T_LINK1, T_DOF0, T_DOF1, T_V0, T_V1, T_ROOT, T_ISLAND, T_KINEMATIC = range(9)
+TREE_COLUMNS = 9
 
 # model.island (n_islands, 6) int64: trees solved together (joined by joints between them)
 I_TREE0, I_TREE1, I_ROW0, I_ROW1, I_POSITION_ITERATIONS, I_VELOCITY_ITERATIONS = range(6)
@@ -144,12 +145,12 @@ DIVERGED_COLUMNS = 2
 SHAPE_SPHERE, SHAPE_CAPSULE, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_CONE, SHAPE_CONVEX, SHAPE_MESH, SHAPE_PLANE = range(8)
 # convex: a hull, mesh: a static triangle mesh (their vertices and faces: model.shapes.hull_*, face_*)
 SHAPE_NAMES = ("sphere", "capsule", "box", "cylinder", "cone", "convex", "mesh", "plane")
-# model.shapes.shape (n_shapes, 6) int64: type, global link (-1: static, in world), tree that moves it (-1:
+# model.shapes.shape (n_shapes, 7) int64: type, global link (-1: static, in world), tree that moves it (-1:
 # none: static, or a fixed base's root link), collision group (-1: none), the tree's self-collision (1: its
 # non-adjacent links collide), 1 on an articulation link (PhysX's "ext" contacts: link cfm, minimum normal
-# impulse for friction)
-S_TYPE, S_LINK, S_TREE, S_GROUP, S_SELF_COLLIDE, S_ARTICULATED = range(6)
-SHAPE_COLUMNS = 6
+# impulse for friction), 1 on a kinematic body (it meets only dynamic shapes)
+S_TYPE, S_LINK, S_TREE, S_GROUP, S_SELF_COLLIDE, S_ARTICULATED, S_KINEMATIC = range(7)
+SHAPE_COLUMNS = 7
 # model.shapes.shape_par (n_shapes, 20) float: size (box half extents; sphere radius; capsule, cylinder and
 # cone: radius, half height, their axis the local x, a cone's apex at +x), offsets, material, the body's
 # depenetration cap and contact impulse cap, bounding radius, a triangle mesh's widest triangle along its

@@ -133,7 +133,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
     for t, m in enumerate(trees):
         l0, d0, v0 = link_start[t], dof_start[t], v_start[t]
         n, nd, nr = m.n_links, m.n_dofs, m.n_root
-        tree[t] = [l0, l0 + n, d0, d0 + nd, v0, v0 + nr + nd, nr, 0]
+        tree[t] = [l0, l0 + n, d0, d0 + nd, v0, v0 + nr + nd, nr, 0, int(m.kinematic)]
         links = slice(l0, l0 + n)
         link[links, L.L_PARENT] = np.where(m.parent >= 0, m.parent + l0, -1)
         link[links, L.L_JOINT] = m.joint_type
@@ -221,8 +221,9 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
         tree[members, L.T_ISLAND] = i
         island[i, L.I_TREE0], island[i, L.I_TREE1] = start, start + len(members)
         start += len(members)
-        island[i, L.I_POSITION_ITERATIONS] = max(trees[t].position_iterations for t in members)
-        island[i, L.I_VELOCITY_ITERATIONS] = max(trees[t].velocity_iterations for t in members)
+        dynamic = [trees[t] for t in members if not trees[t].kinematic]  # (PhysX counts dynamic bodies only)
+        island[i, L.I_POSITION_ITERATIONS] = max((m.position_iterations for m in dynamic), default=1)
+        island[i, L.I_VELOCITY_ITERATIONS] = max((m.velocity_iterations for m in dynamic), default=0)
         island[i, L.I_ROW0], island[i, L.I_ROW1] = island_rows[i]
 
     couplings = Couplings(

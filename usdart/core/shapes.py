@@ -1,6 +1,7 @@
 """The scene model's collision shapes: the colliders of a description as flat tables for the contact kernels.
 
-Each shape sits on a link of a tree (its pose in the link frame) or is static (its pose in world). Filtering
+Each shape sits on a link of a tree (its pose in the link frame; a kinematic body is a tree too) or is static
+(its pose in world). Filtering
 that depends on the shapes' trees (links of one articulation, a fixed base's root link) is decided in the
 kernel from the tables; filtering that names prims (FilteredPairsAPI, joints whose collisionEnabled is false)
 becomes `excluded`, a sorted list of shape-pair keys; collision groups a group-pair table.
@@ -87,7 +88,8 @@ def build_shapes(
     each other (articulations: enabledSelfCollisions; a free body's one link never meets itself); articulated:
     per tree, whether it is an articulation (not a free body)."""
     n = len(colliders)
-    shape = np.full((n, L.SHAPE_COLUMNS), -1, np.int64)
+    shape = np.zeros((n, L.SHAPE_COLUMNS), np.int64)
+    shape[:, [L.S_LINK, L.S_TREE]] = -1  # static until placed on a body
     par = np.zeros((n, L.SHAPE_PAR_COLUMNS))
     rot = np.zeros((n, 3, 3))
     pos = np.zeros((n, 3))
@@ -101,6 +103,7 @@ def build_shapes(
             shape[s, L.S_TREE] = -1 if fixed_root else t
             shape[s, L.S_SELF_COLLIDE] = int(self_collisions[t])
             shape[s, L.S_ARTICULATED] = int(articulated[t])
+            shape[s, L.S_KINEMATIC] = tree_table[t, L.T_KINEMATIC]
         shape[s, L.S_GROUP] = c.group
         body = bodies.get(c.body) if c.body else None
         m = c.material

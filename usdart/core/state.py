@@ -47,6 +47,7 @@ class Control(NamedTuple):
     target_position: np.ndarray  # (W, n_dofs)
     target_velocity: np.ndarray  # (W, n_dofs)
     link_wrench: np.ndarray  # (W, n_links, 6) [force; torque] at each link COM, world, for the next step
+    kinematic_target: np.ndarray  # (W, n_trees, 7) [x, y, z, qw, qx, qy, qz] a kinematic body's pose to reach
     tree_settings: np.ndarray  # (n_trees, TREE_SETTING_COLUMNS): TS_* (sleep threshold, maxForce as force,
     # divergence speed, momentum kept, solver)
 
@@ -187,8 +188,15 @@ def zeros_control(model: Model, worlds: int) -> Control:
     settings[:, L.TS_SOLVER] = L.SOLVER_TGS  # PhysX's defaults (usdart.usd.importer.stage_settings)
     settings[:, L.TS_SUBSTEP_FORCES] = 1.0
     settings[:, L.TS_CONTACTS] = 1.0
+    target = np.zeros((worlds, nt, 7))
+    target[:, :, 3] = 1.0
     return Control(
-        np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, nd)), np.zeros((worlds, n, 6)), settings
+        np.zeros((worlds, nd)),
+        np.zeros((worlds, nd)),
+        np.zeros((worlds, nd)),
+        np.zeros((worlds, n, 6)),
+        target,
+        settings,
     )
 
 
@@ -311,14 +319,17 @@ def contact_workspace(model: Model, worlds: int, per_shape: int) -> dict:
 def set_initial_state(
     model: Model, state: State, control: Control, t: int, desc: ArticulationDesc, tree_model: ArticulationModel
 ) -> None:
-    """Tree t starts as authored: root body pose and velocity, JointStateAPI positions and velocities,
-    drive targets; settings from the articulation (sleep threshold)."""
+    """Tree t starts as authored: root body pose and velocity (a kinematic body: at rest, its target its
+    pose), JointStateAPI positions and velocities, drive targets; settings from the articulation (sleep
+    threshold)."""
     l0, _, d0, d1 = model.trees.tree[t, :4]
     root = desc.bodies[0]
     if root is not None:
         state.root_pos[:, t] = root.pose.position
         state.root_quat[:, t] = np.asarray(root.pose.orientation, float) / np.linalg.norm(root.pose.orientation)
-        if not desc.fixed_base:
+        control.kinematic_target[:, t, :3] = state.root_pos[:, t]
+        control.kinematic_target[:, t, 3:] = state.root_quat[:, t]
+        if not desc.fixed_base and not root.kinematic:
             state.root_vel[:, t, :3] = root.linear_velocity
             state.root_vel[:, t, 3:] = root.angular_velocity
     dofs = desc.dofs

@@ -14,6 +14,9 @@ importer would read it (the API schema is applied to that axis).
   the articulation responds. A position track without a velocity track prescribes the velocity of its
   linear interpolation (the slope of the current segment). Re-simulating an output written by usdart
   therefore replays its recorded joint states.
+- A kinematic body whose transform is time-sampled (its own xformOps or an ancestor's) follows it: each
+  step's kinematic target is its world pose, as USD evaluates it, at the step's end (as Isaac Sim drives an
+  animated kinematic body), so what it carries or is jointed to moves with it.
 
 Time: simulation time 0 is the input's startTimeCode (0 when unauthored); time codes become seconds with
 the input's timeCodesPerSecond as USD composes it (24 when unauthored).
@@ -22,11 +25,13 @@ the input's timeCodesPerSecond as USD composes it (24 when unauthored).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
-from pxr import Usd
+from pxr import Usd, UsdGeom
 
 from ..cache import CacheFlag
+from ..core.frames import decompose, matrix_to_quat
 from ..errors import PhysicsImportError
 from .importer.joints import usd_to_internal
 from .importer.usd_values import applied_schemas
@@ -66,6 +71,24 @@ class Track:
         return rates[np.searchsorted(self.times, t, side="right")]
 
 
+class ControlTable(NamedTuple):
+    """Every track at a list of times: per articulation, kind -> (times, n) values; the animated kinematic
+    bodies' targets (times, bodies, 7) [x, y, z, qw, qx, qy, qz] (SI), each at that time plus a step."""
+
+    articulations: list[dict[str, np.ndarray]]
+    kinematic: np.ndarray
+
+
+def time_varying(prim: Usd.Prim) -> bool:
+    """Whether the prim's world transform may change with time (its own xformOps or an ancestor's)."""
+    while prim and not prim.IsPseudoRoot():
+        xformable = UsdGeom.Xformable(prim)
+        if xformable and xformable.TransformMightBeTimeVarying():
+            return True
+        prim = prim.GetParent()
+    return False
+
+
 @dataclass
 class _ArticulationTracks:
     art: object
@@ -80,6 +103,8 @@ class StageControls:
     def __init__(self, scene):
         stage, settings = scene.stage, scene.description.settings
         self.start_time_code, self.time_codes_per_second = stage_clock(stage)
+        self._scene = scene
+        self._kinematic = [p for p in scene.kinematic_bodies if time_varying(stage.GetPrimAtPath(p))]
         self._arts: list[_ArticulationTracks] = []
         for art in scene.articulations:
             found = _ArticulationTracks(art)
@@ -127,7 +152,7 @@ class StageControls:
 
     @property
     def empty(self) -> bool:
-        return not self._arts
+        return not self._arts and not self._kinematic
 
     @property
     def sampled_dofs(self) -> dict[str, list[str]]:
@@ -139,21 +164,43 @@ class StageControls:
                 out.setdefault(kind, []).extend(names[t.dof] for t in tracks if not t.slope)
         return out
 
-    def table(self, times) -> list[dict[str, np.ndarray]]:
-        """Every track at each of `times` (seconds): per articulation, kind -> (len(times), n) values."""
+    def table(self, times) -> ControlTable:
+        """Every track at each of `times` (seconds, each a step's start)."""
         times = np.atleast_1d(np.asarray(times, dtype=float))
-        return [
-            {kind: np.stack([t.at(times) for t in tracks], axis=1) for kind, tracks in found.tracks.items()}
-            for found in self._arts
-        ]
+        return ControlTable(
+            [
+                {kind: np.stack([t.at(times) for t in tracks], axis=1) for kind, tracks in found.tracks.items()}
+                for found in self._arts
+            ],
+            self._kinematic_targets(times + self._scene.time_step),
+        )
+
+    def _kinematic_targets(self, times: np.ndarray) -> np.ndarray:
+        """(times, bodies, 7): the animated kinematic bodies' world poses (SI) at `times` seconds."""
+        out = np.zeros((len(times), len(self._kinematic), 7))
+        if not self._kinematic:
+            return out
+        stage, mpu = self._scene.stage, self._scene.description.settings.meters_per_unit
+        prims = [stage.GetPrimAtPath(p) for p in self._kinematic]
+        for k, t in enumerate(times):
+            cache = UsdGeom.XformCache(Usd.TimeCode(self.start_time_code + t * self.time_codes_per_second))
+            for b, prim in enumerate(prims):
+                rot, position, _ = decompose(np.array(cache.GetLocalToWorldTransform(prim)))
+                if not (np.all(np.isfinite(rot)) and np.all(np.isfinite(position))):
+                    raise PhysicsImportError(prim.GetPath(), f"its animated transform is not finite at {t:g} s")
+                out[k, b, :3] = position * mpu
+                out[k, b, 3:] = matrix_to_quat(rot)
+        return out
 
     def apply(self, time: float) -> None:
         """Targets and prescribed joint states at `time` seconds, in every world."""
         self.apply_row(self.table([time]), 0)
 
-    def apply_row(self, table: list[dict[str, np.ndarray]], row: int, states: bool = True) -> None:
-        """Row `row` of a `table`; `states=False` sets the drive targets only."""
-        for found, values in zip(self._arts, table):
+    def apply_row(self, table: ControlTable, row: int, states: bool = True) -> None:
+        """Row `row` of a `table`; `states=False` sets the drive targets only (and kinematic targets)."""
+        for path, target in zip(self._kinematic, table.kinematic[row]):
+            self._scene.set_kinematic_target(path, target[:3], target[3:])
+        for found, values in zip(self._arts, table.articulations):
             art = found.art
             for kind, target in (
                 ("target_position", art.control.target_position),

@@ -3,8 +3,8 @@
 kinematics (poses, world motion columns and inertias, link velocities), applied (link forces of a
 step), crba / tree_factor (mass matrix in tree-sparse storage, its L^T D L factor and solves), rnea, aba,
 jacobian, centroidal (the dynamics algorithms), rows (fill and solve one constraint-row kind each),
-solver (projected Gauss-Seidel over an island's rows), integrate (positions), sleep, step (one world:
-the stages in order), entry (the few functions Python calls).
+solver (projected Gauss-Seidel over an island's rows), kinematic (bodies moved to targets), integrate
+(positions), sleep, step (one world: the stages in order), entry (the few functions Python calls).
 
 Leaf kernels take only the arrays they use, sliced to one world, so each compiles once and fast; only
 `step` and `entry` see the model, state and workspace records. Kernels are compiled with `_nrt=False`:

@@ -30,6 +30,7 @@ from ..layout import (
     L_PARENT,
     L_TREE,
     S_GROUP,
+    S_KINEMATIC,
     S_LINK,
     S_SELF_COLLIDE,
     S_TREE,
@@ -417,8 +418,11 @@ def excluded_pair(excluded, key):
 def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
     """PhysX's filters for shapes a and b (see the module docstring); pairs with no awake moving side are
     left out too (a sleeping tree is woken through a pair with an awake one), and trees whose contacts are
-    switched off (TS_CONTACTS) touch nothing."""
+    switched off (TS_CONTACTS) touch nothing. A pair needs a dynamic side: static shapes, a fixed base's
+    root link and kinematic bodies never meet each other."""
     ta, tb = shape[a, S_TREE], shape[b, S_TREE]
+    if (ta < 0 or shape[a, S_KINEMATIC] != 0) and (tb < 0 or shape[b, S_KINEMATIC] != 0):
+        return False
     if (ta < 0 or asleep[ta]) and (tb < 0 or asleep[tb]):
         return False
     for t in (ta, tb):
@@ -506,7 +510,7 @@ def find_contacts(
         if shape[p, S_TYPE] != SHAPE_PLANE:
             continue
         for s in range(n):
-            if shape[s, S_TYPE] == SHAPE_PLANE or shape[s, S_TREE] < 0:
+            if shape[s, S_TYPE] == SHAPE_PLANE or shape[s, S_TREE] < 0 or shape[s, S_KINEMATIC] != 0:
                 continue
             # the lowest point of the shape's bounds along the normal is within reach of the plane
             reach = 0.0

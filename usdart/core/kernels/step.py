@@ -44,6 +44,7 @@ from ..layout import (
     SOLVER_TGS,
     T_DOF0,
     T_DOF1,
+    T_KINEMATIC,
     T_LINK0,
     T_LINK1,
     T_ROOT,
@@ -60,6 +61,7 @@ from .collide import NarrowRoom, find_contacts
 from .contacts import fill_contacts, mark_broken, pgs_friction_pass
 from .groups import group_pass, solver_groups
 from .integrate import integrate_positions
+from .kinematic import at_target, infinite_mass, reach_target, target_velocity
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .momentum import aim_momentum, keep_momentum
 from .rows import LIMIT_ERP
@@ -233,7 +235,9 @@ def tree_in_bounds(tree, t, bound, q, qd, root_pos, root_quat, root_vel, pos):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def in_bounds(m, st, ctl, w, t):
-    """tree_in_bounds on tree t of world w with its bound."""
+    """tree_in_bounds on tree t of world w with its bound (a kinematic body moves as it is told)."""
+    if m.trees.tree[t, T_KINEMATIC] != 0:
+        return True
     return tree_in_bounds(
         m.trees.tree,
         t,
@@ -336,6 +340,9 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
         st.root_vel_start[w],
     )
     copy_link_rows(tr, t, ctl.link_wrench[w], st.wrench_start[w])
+    if tr[t, T_KINEMATIC] != 0:
+        begin_kinematic(m, st, ctl, ws, w, t, dt)
+        return
     unconstrained_velocity(
         lk.link,
         dofs.dof,
@@ -378,6 +385,33 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
         ws.gvel[w],
         ws.gvel_start[w],
     )
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def begin_kinematic(m, st, ctl, ws, w, t, dt):
+    """A kinematic body's step velocity towards its target into ws.gvel (and gvel_start), its factor in ws.H
+    that of an infinite mass (usdart.core.kernels.kinematic)."""
+    trees, tr = m.trees, m.trees.tree
+    v0, v1 = tr[t, T_V0], tr[t, T_V1]
+    target_velocity(
+        m.links.link_vec, tr[t, T_LINK0], v0, dt, st.root_pos[w, t], st.root_quat[w, t], ctl.kinematic_target[w, t],
+        ws.gvel[w],
+    )  # fmt: skip
+    for a in range(v0, v1):
+        ws.gvel_start[w, a] = ws.gvel[w, a]
+    infinite_mass(trees.v_parent, trees.v_h, v0, v1, ws.H[w])
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def wake_kinematic(m, st, ctl, w):
+    """At the step start: a kinematic body away from its target is awake (it moves, and wakes what it
+    touches), one at its target asleep (it keeps nothing awake; a body that touches it still wakes it)."""
+    tr = m.trees.tree
+    for t in range(tr.shape[0]):
+        if tr[t, T_KINEMATIC] != 0:
+            st.asleep[w, t] = at_target(
+                ctl.kinematic_target[w, t], st.root_pos[w, t], st.root_quat[w, t], st.root_vel[w, t]
+            )
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -547,10 +581,11 @@ def tgs_prepare(m, st, ctl, ws, w, root, n, dt):
     while k >= 0:
         for e in range(island[k, I_TREE0], island[k, I_TREE1]):
             t = members[e]
-            if spread:
+            share = spread and tr[t, T_KINEMATIC] == 0
+            if share:
                 external_change(m, st, ctl, ws, w, t, dt)
             for a in range(tr[t, T_V0], tr[t, T_V1]):
-                if spread:
+                if share:
                     gvel[a] -= change[a]
                     change[a] /= n
                 else:
@@ -679,8 +714,11 @@ def move_positions(m, st, w, t, dt, vel):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
-    """Clear tree t's link forces, update its link poses, run its sleep check (after finish_velocities)."""
+    """Clear tree t's link forces, update its link poses, run its sleep check (after finish_velocities); a
+    kinematic body ends at its target."""
     lk, tr = m.links, m.trees.tree
+    if tr[t, T_KINEMATIC] != 0:
+        reach_target(ctl.kinematic_target[w, t], st.root_pos[w, t], st.root_quat[w, t])
     end_poses(
         lk.link,
         lk.link_rot,
@@ -782,6 +820,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
     ws.diverged[w, DV_TREE]; the other groups still finish the step)."""
     island, members, nxt = m.trees.island, m.trees.island_trees, ws.group_next[w]
     diverged = False
+    wake_kinematic(m, st, ctl, w)
     contacts_and_groups(m, st, ctl, ws, w, only_island)
     for root in range(island.shape[0]):
         if ws.group_parent[w, root] != root or (only_island >= 0 and root != only_island):
@@ -813,7 +852,9 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
         k = root
         while k >= 0:
             e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
-            alone = e1 - e0 == 1  # trees joined to others never sleep (one falling asleep would freeze its side)
+            # trees joined to others never sleep (one falling asleep would freeze its side); kinematic bodies
+            # sleep when they reach their target (wake_kinematic)
+            alone = e1 - e0 == 1 and m.trees.tree[members[e0], T_KINEMATIC] == 0
             for e in range(e0, e1):
                 finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
                 if not use_tgs:
@@ -1064,6 +1105,7 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
     the divergence guard fails."""
     island, members, nxt = m.trees.island, m.trees.island_trees, ws.group_next[w]
     diverged = False
+    wake_kinematic(m, st, ctl, w)
     contacts_and_groups(m, st, ctl, ws, w, only_island)
     for root in range(island.shape[0]):
         if ws.group_parent[w, root] != root or (only_island >= 0 and root != only_island):
@@ -1076,7 +1118,8 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             for e in range(island[k, I_TREE0], island[k, I_TREE1]):
                 begin_tree(m, st, ctl, ws, w, members[e], dt)
                 aim(m, ctl, st, ws, w, members[e], dt, 1.0)
-                rk4_smooth(m, st, ctl, ws, w, members[e], dt)
+                if m.trees.tree[members[e], T_KINEMATIC] == 0:
+                    rk4_smooth(m, st, ctl, ws, w, members[e], dt)
             k = nxt[k]
         k = root
         while k >= 0:
@@ -1087,10 +1130,11 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
         k = root
         while k >= 0:
             e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
-            alone = e1 - e0 == 1
+            alone = e1 - e0 == 1 and m.trees.tree[members[e0], T_KINEMATIC] == 0
             for e in range(e0, e1):
                 finish_velocities(m, st, ctl, ws, w, members[e], dt, alone)
-                rk4_positions(m, st, ws, w, members[e], dt)
+                if m.trees.tree[members[e], T_KINEMATIC] == 0:  # (a kinematic body: finish_poses puts it there)
+                    rk4_positions(m, st, ws, w, members[e], dt)
                 finish_poses(m, st, ctl, ws, w, members[e], dt, alone)
                 keep(m, ctl, st, ws, w, members[e], dt)
                 if not in_bounds(m, st, ctl, w, members[e]) and not diverged:

@@ -165,6 +165,7 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
         joints=joints,
         articulations=articulations,
         free_bodies=free,
+        kinematic_bodies=sorted(p for p, b in bodies.items() if b.kinematic),
         constraints=constraints,
         warnings=warnings,
         colliders=colliders,

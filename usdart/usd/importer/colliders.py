@@ -21,7 +21,8 @@ scale). This module turns those into ColliderDesc in SI units with PhysX's conve
   physxScene:invertCollisionGroupFilter inverts; physics:invertFilteredGroups and mergeGroup are not read,
   as PhysX does not read them), FilteredPairsAPI on colliders, bodies and articulations, and joints outside
   articulation trees whose physics:collisionEnabled is false (default).
-Kinematic bodies and bodies with rigidBodyEnabled = false hold their colliders still at their stage pose.
+Colliders move with their rigid body, kinematic ones included (usdart.core.kernels.kinematic); a body with
+rigidBodyEnabled = false holds its colliders still at their stage pose.
 """
 
 from __future__ import annotations
@@ -155,11 +156,11 @@ class Colliders:
         return HULL_VERTEX_LIMIT if limit is None else int(limit)
 
     def _placement(self, path: str, desc) -> tuple[str | None, np.ndarray, np.ndarray]:
-        """(moving body or None, rotation, position in m): in the body's frame, or the world's for a static
-        collider (kinematic and disabled bodies hold their colliders where they are)."""
+        """(body or None, rotation, position in m): in the body's frame (kinematic bodies too), or the world's
+        for a static collider (a body with rigidBodyEnabled = false holds its colliders where they are)."""
         body = str(desc.rigidBody) if str(desc.rigidBody) else None
         owner = self.bodies.get(body) if body else None
-        if owner is not None and not owner.kinematic:
+        if owner is not None:
             return (
                 body,
                 quat_to_matrix(_quat(desc.localRot)),
@@ -170,8 +171,8 @@ class Colliders:
 
     def _collider(self, path: str, desc, shape: str) -> ColliderDesc | None:
         body, rotation, position = self._placement(path, desc)
-        if shape == "plane" and body is not None:
-            self.warnings.append(f"{path}: a plane collider on a moving body is not supported (PhysX neither); ignored")
+        if shape == "plane" and self._dynamic(body):
+            self.warnings.append(f"{path}: a plane collider on a dynamic body is not supported (PhysX neither)")
             return None
         if shape == "sphere":
             size = np.array([desc.radius, 0.0, 0.0])
@@ -187,9 +188,9 @@ class Colliders:
 
     def _mesh(self, path: str, desc) -> ColliderDesc | None:
         """A mesh collider as PhysX approximates it: boundingSphere / boundingCube as that shape around its
-        scaled points (the sphere centred on their bounds), convexHull as one convex hull, and on a moving
+        scaled points (the sphere centred on their bounds), convexHull as one convex hull, and on a dynamic
         body every other approximation too (convexDecomposition approximated by one hull, a triangle mesh
-        promoted to its hull as PhysX does); a static mesh otherwise as a triangle mesh."""
+        promoted to its hull as PhysX does); a static or kinematic mesh otherwise as a triangle mesh."""
         body, rotation, position = self._placement(path, desc)
         prim = self.stage.GetPrimAtPath(path)
         mpu = self.settings.meters_per_unit
@@ -207,12 +208,12 @@ class Colliders:
             return self._made(path, desc, body, "sphere", rotation, moved, np.array([radius, 0.0, 0.0]))
         if approximation == "boundingcube":
             return self._made(path, desc, body, "box", rotation, moved, 0.5 * (high - low))
-        if body is None and approximation in ("none", "meshsimplification", "sdf"):
-            return self._triangle_mesh(path, desc, prim, points, centre, rotation, moved)
+        if not self._dynamic(body) and approximation in ("none", "meshsimplification", "sdf"):
+            return self._triangle_mesh(path, desc, body, prim, points, centre, rotation, moved)
         if approximation == "convexdecomposition":
             self.warnings.append(f"{path}: convexDecomposition collides as one convex hull of the mesh")
         elif approximation not in ("convexhull",):
-            self.warnings.append(f"{path}: a triangle mesh on a moving body collides as its convex hull (as in PhysX)")
+            self.warnings.append(f"{path}: a triangle mesh on a dynamic body collides as its convex hull (as in PhysX)")
         try:
             hull, triangles = convex_hull(points - centre)
         except ValueError as exc:
@@ -224,8 +225,11 @@ class Colliders:
             collider.faces = hull_faces(hull, triangles)
         return collider
 
-    def _triangle_mesh(self, path, desc, prim, points, centre, rotation, moved) -> ColliderDesc | None:
-        """A static mesh as PhysX's triangle mesh (none, meshSimplification unsimplified, sdf without its
+    def _dynamic(self, body: str | None) -> bool:
+        return body is not None and not self.bodies[body].kinematic
+
+    def _triangle_mesh(self, path, desc, body, prim, points, centre, rotation, moved) -> ColliderDesc | None:
+        """A static or kinematic mesh as PhysX's triangle mesh (none, meshSimplification unsimplified, sdf without its
         field): its polygons fanned into triangles, degenerate ones left out, sorted by their lowest x;
         vertices about the bounds' centre."""
         counts = np.asarray(prim.GetAttribute("faceVertexCounts").Get() or [], int)
@@ -248,7 +252,7 @@ class Colliders:
             return None
         triangles = triangles[np.argsort(vertices[triangles, 0].min(axis=1), kind="stable")]  # (mesh_pair's slab)
         low, high = vertices.min(axis=0), vertices.max(axis=0)
-        collider = self._made(path, desc, None, "mesh", rotation, moved, 0.5 * (high - low))
+        collider = self._made(path, desc, body, "mesh", rotation, moved, 0.5 * (high - low))
         if collider is not None:
             collider.hull = vertices
             collider.faces = list(triangles)
