@@ -70,6 +70,11 @@ class BodyDesc:
     solver_velocity_iterations: int = 1
     max_depenetration_velocity: float = 3.0  # m/s: contacts push overlapping shapes apart no faster
     max_contact_impulse: float = np.inf  # N s, per contact point
+    # the velocity of its contact surfaces (a conveyor belt; PhysxSurfaceVelocityAPI): linear (m/s) plus
+    # angular (rad/s) about the body's origin, in the body's axes (surface_local) or the world's
+    surface_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    surface_angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    surface_local: bool = False
 
 
 @dataclass

@@ -155,7 +155,8 @@ SHAPE_COLUMNS = 7
 # cone: radius, half height, their axis the local x, a cone's apex at +x), offsets, material, the body's
 # depenetration cap and contact impulse cap, bounding radius, a triangle mesh's widest triangle along its
 # local x (its triangles are sorted by their lowest x: kernels/convex.mesh_pair visits an x slab), a hull's
-# or mesh's vertex box in its own frame (centre 3, half extents 3)
+# or mesh's vertex box in its own frame (centre 3, half extents 3), its body's surface velocity (linear 3,
+# angular 3 about the body's origin; in the body's axes where SP_SURFACE_LOCAL is 1, else world's)
 (
     SP_SIZE0,
     SP_SIZE1,
@@ -174,7 +175,10 @@ SHAPE_COLUMNS = 7
     SP_BOX_CENTRE,
 ) = range(15)
 SP_BOX_HALF = SP_BOX_CENTRE + 3
-SHAPE_PAR_COLUMNS = 20
+SP_SURFACE_LINEAR = SP_BOX_HALF + 3
+SP_SURFACE_ANGULAR = SP_SURFACE_LINEAR + 3
+SP_SURFACE_LOCAL = SP_SURFACE_ANGULAR + 3
+SHAPE_PAR_COLUMNS = SP_SURFACE_LOCAL + 1
 COMBINE_AVERAGE, COMBINE_MIN, COMBINE_MULTIPLY, COMBINE_MAX = range(4)
 # model.shapes.settings (3,) float: PhysxSceneAPI's contact values (SI)
 CS_BOUNCE_THRESHOLD, CS_FRICTION_OFFSET_THRESHOLD, CS_CORRELATION_DISTANCE = range(3)
@@ -203,7 +207,8 @@ CONTACT_ROW_COLUMNS = 8  # CR_SLOT: a friction row's patch in work.patch_key / p
 # (restitution: moved to the impact time), target velocity, bias rate (1/s), push-out cap, impulse cap,
 # frictions, the anchor's share of the patch's friction, the row's softness (an impulse removes this part of
 # its velocity error), the patch's minimum normal impulse for friction (friction rows: the anchor's drift
-# at the step start in CV_SEPARATION), whether the anchor slid in the last pass, the row's direction (world)
+# at the step start in CV_SEPARATION, the surfaces' velocity in CV_TARGET), whether the anchor slid in the
+# last pass, the row's direction (world)
 (
     CV_LAMBDA,
     CV_RESPONSE,

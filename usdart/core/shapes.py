@@ -118,6 +118,10 @@ def build_shapes(
         par[s, L.SP_MAX_DEPENETRATION] = body.max_depenetration_velocity if body else np.inf
         par[s, L.SP_MAX_IMPULSE] = body.max_contact_impulse if body else np.inf
         par[s, L.SP_BOUND] = _bound(c)
+        if body is not None:
+            par[s, L.SP_SURFACE_LINEAR : L.SP_SURFACE_LINEAR + 3] = body.surface_velocity
+            par[s, L.SP_SURFACE_ANGULAR : L.SP_SURFACE_ANGULAR + 3] = body.surface_angular_velocity
+            par[s, L.SP_SURFACE_LOCAL] = float(body.surface_local)
         if c.shape == "mesh":
             x = c.hull[np.asarray(c.faces), 0]
             par[s, L.SP_TRIANGLE_WIDTH] = float((x.max(axis=1) - x.min(axis=1)).max())

@@ -22,6 +22,11 @@ Friction (per anchor, TGS): f = lambda - softness / r (v_t + b err) per tangent,
 Anchors are kept between steps (PhysX's "strong friction", `choose_anchors`): while a patch does not slide
 its anchors stay fixed on both bodies, and the drift of their two copies is pulled back, so a body resting
 on a slope does not creep.
+A side whose surface moves (a conveyor: SP_SURFACE_*) gives its friction rows a target: J v = d . (u_B - u_A),
+u the surfaces' velocities at the anchor; such a pair's friction has no drift correction and takes new
+anchors every step (PhysX's contact target velocity turns strong friction off: DyContactPrep.cpp,
+disableStrongFriction, and takes each anchor's target from a contact point of the step); along the normal it
+is not applied.
 """
 
 from __future__ import annotations
@@ -87,6 +92,9 @@ from ..layout import (
     SP_RESTITUTION,
     SP_RESTITUTION_COMBINE,
     SP_STATIC_FRICTION,
+    SP_SURFACE_ANGULAR,
+    SP_SURFACE_LINEAR,
+    SP_SURFACE_LOCAL,
     T_KINEMATIC,
     T_LINK0,
     T_ROOT,
@@ -437,8 +445,9 @@ def fill_contacts(
         if slot < 0:  # no room to remember the patch: it gets no friction this step
             k = end
             continue
+        strong = not (moving_surface(par, shape, a) or moving_surface(par, shape, b))
         n_anchors, _ = choose_anchors(
-            shape, shapes.settings, a, b, rest, order, k, end, contact, rot, pos, kept, patch[slot], anchors
+            shape, shapes.settings, a, b, rest, order, k, end, contact, rot, pos, kept and strong, patch[slot], anchors
         )
         g = contact[order[k]]
         n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
@@ -468,6 +477,8 @@ def fill_contacts(
             pa, pb = anchors[2 * j], anchors[2 * j + 1]
             side_jacobian(tree, links, dofs, shape, a, rot, pos, pa[0], pa[1], pa[2], pj, np.int64(0), c)
             side_jacobian(tree, links, dofs, shape, b, rot, pos, pb[0], pb[1], pb[2], pj, np.int64(6), c)
+            sa0, sa1, sa2 = surface_velocity(par, shape, a, rot, pos, pa[0], pa[1], pa[2])
+            sb0, sb1, sb2 = surface_velocity(par, shape, b, rot, pos, pb[0], pb[1], pb[2])
             for axis in range(2):
                 r = count[CC_ROWS]
                 d0, d1, d2 = (u0, u1, u2) if axis == 0 else (w0, w1, w2)
@@ -485,7 +496,10 @@ def fill_contacts(
                 # the anchor's drift: its two copies apart along the row
                 v[CV_SEPARATION] = d0 * (pa[0] - pb[0]) + d1 * (pa[1] - pb[1]) + d2 * (pa[2] - pb[2])
                 v[CV_RATE] = (EXT_FRICTION_SOFTNESS if ext else softness) / h if tgs else 1.0 / dt
+                if not strong:
+                    v[CV_RATE] = 0.0
                 v[CV_MIN_NORMAL] = min_normal
+                v[CV_TARGET] = d0 * (sb0 - sa0) + d1 * (sb1 - sa1) + d2 * (sb2 - sa2)
         k = end
     return first
 
@@ -497,6 +511,44 @@ def mark_broken(crow, cval, patch, r0, r1):
     for r in range(r0, r1):
         if crow[r, CR_KIND] == CR_FRICTION and cval[r, CV_BROKEN] != 0.0:
             patch[crow[r, CR_SLOT], FP_BROKEN] = 1.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def moving_surface(par, shape, s):
+    """Whether shape s's surface moves over its body (a conveyor: SP_SURFACE_*)."""
+    if shape[s, S_LINK] < 0:
+        return False
+    for c in range(SP_SURFACE_LINEAR, SP_SURFACE_ANGULAR + 3):
+        if par[s, c] != 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def surface_velocity(par, shape, s, rot, pos, x, y, z):
+    """The velocity of shape s's surface at world point (x, y, z) beyond its body's own motion: its linear
+    part plus its angular part about the body's origin (turned by the body where SP_SURFACE_LOCAL)."""
+    if not moving_surface(par, shape, s):
+        return 0.0, 0.0, 0.0
+    p = par[s]
+    v0, v1, v2 = p[SP_SURFACE_LINEAR], p[SP_SURFACE_LINEAR + 1], p[SP_SURFACE_LINEAR + 2]
+    w0, w1, w2 = p[SP_SURFACE_ANGULAR], p[SP_SURFACE_ANGULAR + 1], p[SP_SURFACE_ANGULAR + 2]
+    li = shape[s, S_LINK]
+    R, o = rot[li], pos[li]
+    if p[SP_SURFACE_LOCAL] != 0.0:
+        v0, v1, v2 = _turned(R, v0, v1, v2)
+        w0, w1, w2 = _turned(R, w0, w1, w2)
+    r0, r1, r2 = x - o[0], y - o[1], z - o[2]
+    return v0 + w1 * r2 - w2 * r1, v1 + w2 * r0 - w0 * r2, v2 + w0 * r1 - w1 * r0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def _turned(R, x, y, z):
+    return (
+        R[0, 0] * x + R[0, 1] * y + R[0, 2] * z,
+        R[1, 0] * x + R[1, 1] * y + R[1, 2] * z,
+        R[2, 0] * x + R[2, 1] * y + R[2, 2] * z,
+    )
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -582,7 +634,7 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
             u = v if axis == 0 else w
             if u[CV_RESPONSE] <= TINY_RESPONSE:
                 continue
-            slip = row_rate(tree, crow, storage, r + axis, gvel)
+            slip = row_rate(tree, crow, storage, r + axis, gvel) - u[CV_TARGET]  # (the surfaces' velocity)
             if tgs:  # the anchor's drift: at the step start, plus what the substeps moved it
                 slip += u[CV_RATE] * (u[CV_SEPARATION] + row_rate(tree, crow, storage, r + axis, moved))
             elif not velocity_iteration:  # PGS: the step-start drift, in position iterations only

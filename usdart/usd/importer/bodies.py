@@ -17,6 +17,11 @@ with them (measured on ovphysx: a pendulum without the API is 6.9e-3 rad from us
 with). `semantics = "newton"` (usdart.load) gives bodies without the API no damping and no velocity
 limits, as UsdPhysics alone (and MuJoCo or Pinocchio) would.
 Initial velocities are read in world axes (Isaac Sim's default), the angular one in deg/s.
+
+A conveyor's surface velocity (PhysxSurfaceVelocityAPI; without it, a kinematic body's nonzero
+physics:velocity / angularVelocity, PhysX's legacy form, in world axes) as ovphysx applies it (measured): the
+angular part in deg/s about the body's origin (not its centre of mass), both in the body's axes where
+surfaceVelocityLocalSpace (the default), the linear one then scaled by the body's world scale too.
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ def read_body(
         inertia=inertia,
         kinematic=bool(read(prim, "physics:kinematicEnabled", False)),
     )
+    surface = _surface_velocity(prim, body, scale, mpu)
+    if surface is not None:
+        body.surface_velocity, body.surface_angular_velocity, body.surface_local = surface
     if settings.semantics == "physx" or "PhysxRigidBodyAPI" in applied_schemas(prim):
         body.linear_damping = float(read_physx(prim, "physxRigidBody:linearDamping"))
         body.angular_damping = float(read_physx(prim, "physxRigidBody:angularDamping"))
@@ -78,6 +86,21 @@ def read_body(
     impulse = authored(prim, "physxRigidBody:maxContactImpulse")
     body.max_contact_impulse = np.inf if impulse is None else float(impulse) * settings.kilograms_per_unit * mpu
     return body
+
+
+def _surface_velocity(prim, body: BodyDesc, scale, mpu: float) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """(linear in m/s, angular in rad/s, in the body's axes) of the body's contact surfaces, or None (see the
+    module docstring)."""
+    if "PhysxSurfaceVelocityAPI" in applied_schemas(prim):
+        if not read_physx(prim, "physxSurfaceVelocity:surfaceVelocityEnabled"):
+            return None
+        linear = np.asarray(read_physx(prim, "physxSurfaceVelocity:surfaceVelocity"), float)
+        angular = np.radians(np.asarray(read_physx(prim, "physxSurfaceVelocity:surfaceAngularVelocity"), float))
+        local = bool(read_physx(prim, "physxSurfaceVelocity:surfaceVelocityLocalSpace"))
+        return (linear * scale if local else linear) * mpu, angular, local
+    if body.kinematic and (np.any(body.linear_velocity) or np.any(body.angular_velocity)):
+        return body.linear_velocity.copy(), body.angular_velocity.copy(), False
+    return None
 
 
 def _mass_properties(prim, colliders, transforms: WorldTransforms, scale, settings: SceneSettings, warnings):
