@@ -1007,7 +1007,8 @@ def _error_outcome(phase: str, error: Exception, path) -> Outcome:
 def nonfinite_state(scene) -> str:
     """Which state values of the scene are NaN or infinite (empty when all are finite), read through the public
     API: every articulation's joint positions and velocities, root pose and velocity, link poses; every free
-    body's pose (their velocities are not public; a non-finite velocity makes the pose non-finite a step later)."""
+    or kinematic body's pose (their velocities are not public; a non-finite velocity makes the pose non-finite a
+    step later)."""
     lines = []
     for art in scene.articulations:
         bad = [
@@ -1017,11 +1018,8 @@ def nonfinite_state(scene) -> str:
         ]
         if bad:
             lines.append(f"{art.root_link}: non-finite {', '.join(bad)}")
-    for body in scene.free_bodies:
-        try:
-            pose = scene.body_transform(body)
-        except UsdartError:
-            continue  # kinematic bodies are listed but not simulated
+    for body in [*scene.free_bodies, *scene.kinematic_bodies]:
+        pose = scene.body_transform(body)
         if not np.all(np.isfinite(pose)):
             lines.append(f"{body}: non-finite pose {pose.tolist()}")
     if not math.isfinite(scene.time):

@@ -260,8 +260,9 @@ def test_bad_kinematic_targets_are_refused_with_the_prim_named():
     scene = usdart.load(stage)
     with pytest.raises(UsdartError, match="/World/d: not a kinematic"):
         scene.set_kinematic_target("/World/d", [0, 0, 0])
-    with pytest.raises(UsdartError, match="/World/k: kinematic target position"):
-        scene.set_kinematic_target("/World/k", [0, np.nan, 0])
+    for position in ([0, np.nan, 0], [1e13, 0, 0], [0, 0]):
+        with pytest.raises(UsdartError, match="/World/k: kinematic target position"):
+            scene.set_kinematic_target("/World/k", position)
     with pytest.raises(UsdartError, match="/World/k: kinematic target orientation"):
         scene.set_kinematic_target("/World/k", [0, 0, 0], [0, 0, 0, 0])
     with pytest.raises(UsdartError, match="world 3 does not exist"):
@@ -422,3 +423,23 @@ def test_nvidias_kinematic_support_sample_as_in_physx():
     moved = ours[-1, :, 0] - ours[9, :, 0]
     assert np.abs(moved - (theirs[-1, :, 0] - theirs[9, :, 0])).max() <= 4e-3
     assert moved[2] == pytest.approx(moved[0] + moved[1], abs=0.01)  # target and surface motion add up
+
+
+@pytest.mark.parametrize(
+    "samples",
+    ["{0: (0, 0, 0), 12: (nan, 0, 0)}", "{0: (0, 0, 0), 12: (1e30, 0, 0)}"],
+)
+def test_a_broken_kinematic_animation_stops_the_run_with_the_prim_named(tmp_path, samples):
+    """A time sample that puts the animated platform nowhere (NaN, or beyond any physical scale): `usdart
+    simulate` exits with code 2 and names the prim, and writes no output."""
+    from click.testing import CliRunner
+
+    from usdart.app.cli import main
+
+    source = tmp_path / "broken.usda"
+    source.write_text(ANIMATED.replace("{0: (0, 0, 0), 12: (0.2, 0.1, 0), 24: (0.8, 0.2, 0)}", samples))
+    out = tmp_path / "out.usda"
+    ran = CliRunner().invoke(main, ["simulate", str(source), "-o", str(out), "--duration", "1"])
+    assert ran.exit_code == 2, ran.output
+    assert "/World/platform" in ran.output and "Traceback" not in ran.output
+    assert not out.exists()

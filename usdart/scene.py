@@ -20,6 +20,7 @@ from .core.shapes import build_shapes, shape_colliders
 from .core.state import set_initial_state, zeros_control, zeros_state
 from .errors import UsdartError
 from .usd.importer import read_stage
+from .usd.importer.usd_values import PHYSICAL_SCALE
 from .view import ArticulationView, select_articulations
 
 
@@ -340,8 +341,11 @@ class Scene:
             raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
         worlds = range(self.worlds) if world is None else [int(world)]
         pos = np.asarray(position, float)
-        if pos.shape != (3,) or not np.all(np.isfinite(pos)):
-            raise UsdartError(f"{path}: kinematic target position must be 3 finite numbers (m), got {position!r}")
+        if pos.shape != (3,) or not np.all(np.abs(pos) <= PHYSICAL_SCALE):
+            raise UsdartError(
+                f"{path}: kinematic target position must be 3 finite numbers (m, within {PHYSICAL_SCALE:g}), "
+                f"got {position!r}"
+            )
         quat = None
         if orientation is not None:
             quat = np.asarray(orientation, float)

@@ -34,6 +34,7 @@ from ..cache import CacheFlag
 from ..core.frames import decompose, matrix_to_quat
 from ..errors import PhysicsImportError
 from .importer.joints import usd_to_internal
+from .importer.transforms import placement_defect
 from .importer.usd_values import applied_schemas
 
 # kind -> (API schema that must be applied, attribute name)
@@ -185,9 +186,11 @@ class StageControls:
         for k, t in enumerate(times):
             cache = UsdGeom.XformCache(Usd.TimeCode(self.start_time_code + t * self.time_codes_per_second))
             for b, prim in enumerate(prims):
-                rot, position, _ = decompose(np.array(cache.GetLocalToWorldTransform(prim)))
-                if not (np.all(np.isfinite(rot)) and np.all(np.isfinite(position))):
-                    raise PhysicsImportError(prim.GetPath(), f"its animated transform is not finite at {t:g} s")
+                matrix = np.array(cache.GetLocalToWorldTransform(prim))
+                defect = placement_defect(matrix)
+                if defect is not None:
+                    raise PhysicsImportError(prim.GetPath(), f"its animated world transform at {t:g} s {defect}")
+                rot, position, _ = decompose(matrix)
                 out[k, b, :3] = position * mpu
                 out[k, b, 3:] = matrix_to_quat(rot)
         return out

@@ -36,7 +36,7 @@ class WorldTransforms:
                 world = self._cache.GetLocalToWorldTransform(prim)
             except Tf.ErrorException:
                 world = None
-            if world is None or _defect(np.array(world)) is not None:
+            if world is None or placement_defect(np.array(world)) is not None:
                 _raise_for_culprit(prim)
             self._checked[key] = world
         return self._checked[key]
@@ -119,7 +119,7 @@ def _first_value(attr):
     return attr.Get(Usd.TimeCode.EarliestTime()) if value is None else value
 
 
-def _defect(matrix: np.ndarray) -> str | None:
+def placement_defect(matrix: np.ndarray) -> str | None:
     """Why a row-vector 4x4 matrix cannot place a body, or None."""
     if not np.all(np.isfinite(matrix)):
         return "is not finite"
@@ -148,7 +148,7 @@ def _raise_for_culprit(prim: Usd.Prim) -> None:
             detail = " ".join(str(exc).split())
             reason = detail.split("'")[-2] if detail.count("'") >= 2 else detail[:200]
             raise PhysicsImportError(p.GetPath(), f"its xformOps cannot be evaluated ({reason})") from None
-        defect = _defect(local)
+        defect = placement_defect(local)
         if defect is not None:
             ops = ", ".join(str(op.GetOpName()) for op in xformable.GetOrderedXformOps())
             raise PhysicsImportError(p.GetPath(), f"its transform ({ops}) {defect}")
