@@ -4,9 +4,11 @@ setKinematicTarget) and that no row can push.
 Over a step of dt the body moves with the constant velocity that takes it from its pose to the target:
 v_com = (target COM - COM) / dt and omega = log(q_target q^-1) / dt (world axes), which the position update
 (integrate.integrate_positions: the COM moves with v_com, the frame turns by exp(omega dt)) follows exactly,
-in one step or in TGS substeps. Contact and joint rows see that velocity as the body's side of their J v;
-its factor in the mass matrix is made infinite (`infinite_mass`), so every response on its side is zero and
-no impulse changes its velocity. Once at the target the velocity is zero: a target holds until changed.
+in one step or in TGS substeps, and ends on the target itself (`reach_target`). Contact and joint rows see
+that velocity as the body's side of their J v (PGS: v_com only, as PhysX's PGS, whose solver keeps a
+kinematic body's angular velocity at zero: step.begin_kinematic); its factor in the mass matrix is made
+infinite (`infinite_mass`), so every response on its side is zero and no impulse changes its velocity. Once
+at the target the velocity is zero: a target holds until changed.
 """
 
 from __future__ import annotations

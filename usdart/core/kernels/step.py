@@ -389,16 +389,18 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def begin_kinematic(m, st, ctl, ws, w, t, dt):
-    """A kinematic body's step velocity towards its target into ws.gvel (and gvel_start), its factor in ws.H
-    that of an infinite mass (usdart.core.kernels.kinematic)."""
+    """A kinematic body's step velocity towards its target into ws.gvel_start and, as its rows see it, ws.gvel
+    (PGS: without its turn, as PhysX's PGS keeps a kinematic body's angular velocity out of its rows); its
+    factor in ws.H that of an infinite mass (usdart.core.kernels.kinematic)."""
     trees, tr = m.trees, m.trees.tree
     v0, v1 = tr[t, T_V0], tr[t, T_V1]
     target_velocity(
         m.links.link_vec, tr[t, T_LINK0], v0, dt, st.root_pos[w, t], st.root_quat[w, t], ctl.kinematic_target[w, t],
-        ws.gvel[w],
+        ws.gvel_start[w],
     )  # fmt: skip
+    pgs = ctl.tree_settings[t, TS_SOLVER] == SOLVER_PGS
     for a in range(v0, v1):
-        ws.gvel_start[w, a] = ws.gvel[w, a]
+        ws.gvel[w, a] = 0.0 if pgs and a >= v0 + 3 else ws.gvel_start[w, a]
     infinite_mass(trees.v_parent, trees.v_h, v0, v1, ws.H[w])
 
 
@@ -717,8 +719,11 @@ def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
     """Clear tree t's link forces, update its link poses, run its sleep check (after finish_velocities); a
     kinematic body ends at its target."""
     lk, tr = m.links, m.trees.tree
-    if tr[t, T_KINEMATIC] != 0:
+    if tr[t, T_KINEMATIC] != 0:  # at its target, with the velocity that took it there
         reach_target(ctl.kinematic_target[w, t], st.root_pos[w, t], st.root_quat[w, t])
+        for a in range(6):
+            st.root_vel[w, t, a] = ws.gvel_start[w, tr[t, T_V0] + a]
+            st.root_acc[w, t, a] = 0.0
     end_poses(
         lk.link,
         lk.link_rot,
