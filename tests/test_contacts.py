@@ -416,6 +416,20 @@ def test_a_fixed_base_root_link_never_touches_static_shapes():
 
 
 # ---- sleeping and waking ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("threshold, sleeps", [(None, True), (0.0, False)])
+def test_a_free_body_sleeps_by_its_own_threshold(threshold, sleeps):
+    """A box resting on the ground sleeps within 1.5 s under the default threshold; with its
+    physxRigidBody:sleepThreshold authored 0 it never does (PhysX's switch for loads that must keep moving).
+    usdart once gave every free body the default whatever it authored."""
+    stage = contact_stage()
+    ground(stage, "plane")
+    dynamic_body(stage, "/World/box", pos=(0, 0, 0.1), sleep=threshold is None)
+    collider(stage, "/World/box/geom", "box", 0.2)
+    scene = usdart.load(stage)
+    scene.step(90)
+    assert bool(scene.free_body("/World/box").state.asleep[0]) is sleeps
+
+
 def test_a_resting_box_falls_asleep_and_a_box_dropped_on_it_wakes_it():
     stage = contact_stage()
     ground(stage, "plane")

@@ -444,3 +444,28 @@ def test_a_broken_kinematic_animation_stops_the_run_with_the_prim_named(tmp_path
     assert ran.exit_code == 2, ran.output
     assert "/World/platform" in ran.output and "Traceback" not in ran.output
     assert not out.exists()
+
+
+def test_a_kinematic_body_keeps_its_place_through_a_sync_and_can_be_removed():
+    """A platform moved by a target keeps its pose and target through `sync` (a box still rides on it); removed,
+    it is gone and the box it carried falls freely (TGS's free fall over the next 0.1 s, to 1e-6 m)."""
+    stage = contact_stage()
+    kinematic_box(stage, "/World/plate", size=1.0)
+    dynamic_body(stage, "/World/box", pos=(0, 0, 0.6), sleep=False)
+    collider(stage, "/World/box/geom", "box", 0.2)
+    scene = usdart.load(stage)
+    scene.set_kinematic_target("/World/plate", [0.0, 0.0, -0.01])  # lowered 1 cm over the next step
+    scene.step(30)
+    scene.sync()
+    assert np.array_equal(scene.body_transform("/World/plate")[:3], [0.0, 0.0, -0.01])
+    scene.step(30)
+    assert scene.body_transform("/World/box")[2] == pytest.approx(0.59, abs=2e-3)  # resting on it
+    scene.remove("/World/plate")
+    assert scene.kinematic_bodies == []
+    box = scene.free_body("/World/box")
+    z0, v0, n = scene.body_transform("/World/box")[2], box.state.root_vel[0, 2], box.model.position_iterations
+    steps, dt = 6, scene.time_step
+    scene.step(steps)
+    # PhysX's TGS free fall: each step q += v dt + (n + 1) / 2n g dt^2 (n substeps), then v += g dt
+    fall = 9.81 * dt**2 * (steps * (steps - 1) / 2 + steps * (n + 1) / (2 * n))
+    assert scene.body_transform("/World/box")[2] == pytest.approx(z0 + v0 * steps * dt - fall, abs=1e-6)

@@ -433,11 +433,11 @@ class Scene:
         topology.restore([*self.articulations, *self._free.values(), *self._kinematic.values()], saved)
 
     def remove(self, path: str) -> None:
-        """Take the articulation (any of its links or its root-API prim) or free body at `path` out of the
-        scene: its links and every joint on them are deactivated, and ArticulationRootAPI taken off an
-        ancestor that carried it, in the stage's session layer (never saved to your files); then `sync`."""
+        """Take the articulation (any of its links or its root-API prim), free body or kinematic body at `path`
+        out of the scene: its links and every joint on them are deactivated, and ArticulationRootAPI taken off
+        an ancestor that carried it, in the stage's session layer (never saved to your files); then `sync`."""
         members = [a for a in self.articulations if str(path) in (*a.desc.links, a.desc.api_prim)]
-        member = members[0] if members else self.free_body(path)
+        member = members[0] if members else self._kinematic.get(str(path)) or self.free_body(path)
         links = set(member.desc.links)
         with Usd.EditContext(self.stage, self.stage.GetSessionLayer()):
             for prim in list(self.stage.Traverse()):
@@ -580,4 +580,5 @@ def _single_body(body) -> ArticulationDesc:
         joints=[None],
         solver_position_iterations=body.solver_position_iterations,
         solver_velocity_iterations=body.solver_velocity_iterations,
+        sleep_threshold=body.sleep_threshold,
     )
