@@ -79,9 +79,11 @@ class Scene:
         self.integrator = integrator
         self.solver = description.settings.solver
         self.external_forces_every_iteration = description.settings.external_forces_every_iteration
-        coupled = {j.path for j, _, _ in crossing} | self._held_still()
+        coupled = {j.path for j, _, _ in crossing}
         self._unsimulated = [
-            p for p in description.constraints if p not in coupled and not self._internal_loop(joints.get(p))
+            p
+            for p in description.constraints
+            if p not in coupled and not self._internal_loop(joints.get(p)) and not self._held_still(joints.get(p))
         ]
 
     def _crossing_joints(self, descs: list[ArticulationDesc]) -> list:
@@ -99,23 +101,18 @@ class Scene:
                 continue
             trees = {t for t, _ in sides if t >= 0}
             articulation_loop = len(trees) == 1 and next(iter(trees)) < len(self.description.articulations)
-            kinematic = all(b is None or self.description.bodies[b].kinematic for b in joint.bodies())
-            if not trees or articulation_loop or kinematic:
+            if not trees or articulation_loop or self._held_still(joint):
                 continue  # that articulation's own loop rows, or nothing dynamic to hold (`_held_still`)
             out.append((joint, *sides))
         return out
 
-    def _held_still(self) -> set[str]:
+    def _held_still(self, joint) -> bool:
         """Joints between kinematic bodies, or a kinematic body and the world: they join nothing that moves
         by force, so they are simulated by doing nothing (as in PhysX)."""
-        kinematic = set(self.description.kinematic_bodies)
-        return {
-            path
-            for path in self.description.constraints
-            if (joint := self._joints.get(path)) is not None
-            and joint.kind != "distance"
-            and all(b is None or b in kinematic for b in joint.bodies())
-        }
+        if joint is None or joint.kind == "distance":
+            return False
+        bodies, sides = self.description.bodies, [b for b in joint.bodies() if b is not None]
+        return bool(sides) and all(b in bodies and bodies[b].kinematic for b in sides)
 
     def _internal_loop(self, joint) -> bool:
         """Loop joints inside one articulation (or to the world) are that articulation's own rows."""

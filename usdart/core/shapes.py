@@ -1,10 +1,10 @@
 """The scene model's collision shapes: the colliders of a description as flat tables for the contact kernels.
 
 Each shape sits on a link of a tree (its pose in the link frame; a kinematic body is a tree too) or is static
-(its pose in world). Filtering
-that depends on the shapes' trees (links of one articulation, a fixed base's root link) is decided in the
-kernel from the tables; filtering that names prims (FilteredPairsAPI, joints whose collisionEnabled is false)
-becomes `excluded`, a sorted list of shape-pair keys; collision groups a group-pair table.
+(its pose in world). Filtering that depends on the shapes' trees (links of one articulation, a fixed base's
+root link, kinematic bodies) is decided in the kernel from the tables; filtering that names prims
+(FilteredPairsAPI, joints whose collisionEnabled is false) becomes `excluded`, a sorted list of shape-pair
+keys; collision groups a group-pair table.
 """
 
 from __future__ import annotations

@@ -18,12 +18,13 @@ import math
 from numba import njit
 
 from ..layout import COM
+from .integrate import rotate_by_quat
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def target_velocity(link_vec, l0, v0, dt, root_pos, root_quat, target, gvel):
     """gvel[v0:v0+6] = [v_com; omega] that carries link l0 (pose root_pos, root_quat wxyz) to target [x, y, z,
-    qw, qx, qy, qz] in dt; False when the target is the pose (the body rests)."""
+    qw, qx, qy, qz] in dt (the COM placed as integrate.integrate_positions places it)."""
     qw, qx, qy, qz = root_quat[0], root_quat[1], root_quat[2], root_quat[3]
     tw, tx, ty, tz = target[3], target[4], target[5], target[6]
     # the world-axes turn d = q_target * conj(q), taken the short way round
@@ -36,24 +37,12 @@ def target_velocity(link_vec, l0, v0, dt, root_pos, root_quat, target, gvel):
     s = math.sqrt(dx * dx + dy * dy + dz * dz)
     scale = 2.0 * math.atan2(s, dw) / (s * dt) if s > 1e-300 else 2.0 / dt
     c = link_vec[l0, COM]
-    moving = s > 0.0
-    for a in range(3):
-        now = root_pos[a] + _rotate(qw, qx, qy, qz, c, a)
-        then = target[a] + _rotate(tw, tx, ty, tz, c, a)
-        gvel[v0 + a] = (then - now) / dt
-        moving |= then != now
+    n0, n1, n2 = rotate_by_quat(qw, qx, qy, qz, c)
+    t0, t1, t2 = rotate_by_quat(tw, tx, ty, tz, c)
+    gvel[v0] = ((target[0] + t0) - (root_pos[0] + n0)) / dt  # (0 exactly at the target)
+    gvel[v0 + 1] = ((target[1] + t1) - (root_pos[1] + n1)) / dt
+    gvel[v0 + 2] = ((target[2] + t2) - (root_pos[2] + n2)) / dt
     gvel[v0 + 3], gvel[v0 + 4], gvel[v0 + 5] = scale * dx, scale * dy, scale * dz
-    return moving
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def _rotate(w, x, y, z, c, a):
-    """Component a of R(q) c for a unit quaternion q = (w, x, y, z)."""
-    if a == 0:
-        return (1 - 2 * (y * y + z * z)) * c[0] + 2 * (x * y - w * z) * c[1] + 2 * (x * z + w * y) * c[2]
-    if a == 1:
-        return 2 * (x * y + w * z) * c[0] + (1 - 2 * (x * x + z * z)) * c[1] + 2 * (y * z - w * x) * c[2]
-    return 2 * (x * z - w * y) * c[0] + 2 * (y * z + w * x) * c[1] + (1 - 2 * (x * x + y * y)) * c[2]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
