@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 from contact_stages import SCENE, collider, contact_stage, dynamic_body
-from physx_runner import SOLVERS, run_physx_bodies
+from physx_runner import run_physx_bodies
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 import usdart
@@ -155,12 +155,19 @@ SWING = (
 )
 
 
-@pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("turns", [False, pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=TURN_XFAIL))])
+@pytest.mark.parametrize(
+    "solver, turns",
+    [
+        ("TGS", False),
+        ("PGS", False),
+        ("PGS", True),  # (2.7e-2 m apart before the locked rotations followed PhysX's quaternion rows)
+        pytest.param("TGS", True, marks=pytest.mark.xfail(strict=True, reason=TURN_XFAIL + ": 6.6e-3 m")),
+    ],
+)
 def test_a_pendulum_hung_from_a_moving_kinematic_body_swings_as_in_physx(tmp_path, solver, turns):
-    """A 1 kg bob hinged 0.5 m out from a kinematic body that accelerates under it (the joint's anchor on the
-    kinematic side moves with it, and the rows see its velocity): the bob's pose within 1e-4 m of PhysX's
-    over 2 s at 60 Hz (measured 2e-6 m TGS, 3e-7 m PGS)."""
+    """A 1 kg bob hinged 0.5 m out from a kinematic body that accelerates (and turns) under it (the joint's
+    anchor on the kinematic side moves with it, and the rows see its velocity): the bob's pose within 1e-4 m
+    of PhysX's over 2 s at 60 Hz (measured 2e-6 m TGS, 3e-7 m PGS; turning, PGS 4e-7 m)."""
     pytest.importorskip("ovphysx")
     path = tmp_path / "swing.usda"
     path.write_text(SWING.replace("SOLVER", solver))

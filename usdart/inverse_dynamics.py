@@ -237,10 +237,10 @@ class InverseDynamicsMixin:
 
     # ---- loop joints (seed 000 "Loop Joints, Coefficient Matrix, and Lambda Constraint Impulses") -----------
     def _loop_rows(self, cache: ArticulationCache) -> np.ndarray:
-        """J (M x n_v) at the cache's pose: one row per locked axis of each loop joint, as the solver builds
-        them (usdart.core.kernels.couplings.fill_joint_axis): the velocity of body1's joint-frame origin
-        (axes x, y, z) or its angular velocity (rotX, rotY, rotZ) relative to body0's, along body0's
-        joint-frame axes."""
+        """J (M x n_v) at the cache's pose: one row per locked axis of each loop joint: the velocity of body1's
+        joint-frame origin (axes x, y, z) or its angular velocity (rotX, rotY, rotZ) relative to body0's,
+        along body0's joint-frame axes. (The solver's linear rows are these; its angular rows are PhysX's
+        quaternion rows, usdart.core.kernels.couplings.fill_joint_axis, half of these where the frames agree.)"""
         m = self.model
         b = self._load(cache, velocities=False)
         first = 0 if m.n_root else 1

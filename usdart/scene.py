@@ -578,4 +578,5 @@ def _single_body(body) -> ArticulationDesc:
         solver_position_iterations=body.solver_position_iterations,
         solver_velocity_iterations=body.solver_velocity_iterations,
         sleep_threshold=body.sleep_threshold,
+        free_body=True,
     )

@@ -119,6 +119,7 @@ class ArticulationModel(NamedTuple):
     position_iterations: int
     velocity_iterations: int
     kinematic: bool = False  # a kinematic body (usdart.core.kernels.kinematic): links cannot be kinematic
+    free_body: bool = False  # a dynamic rigid body outside any articulation (PhysX's rigid dynamic)
 
 
 def _frame(pose: Pose | None):
@@ -304,6 +305,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         position_iterations=int(desc.solver_position_iterations),
         velocity_iterations=int(desc.solver_velocity_iterations),
         kinematic=any(b is not None and b.kinematic for b in desc.bodies),
+        free_body=desc.free_body and not any(b is not None and b.kinematic for b in desc.bodies),
     )
 
 

@@ -248,6 +248,7 @@ class ArticulationDesc:
     sleep_threshold: float = 5e-5
     stabilization_threshold: float = 1e-5
     self_collisions: bool = True
+    free_body: bool = False  # a body outside any articulation, stepped as a one-link tree (usdart.scene)
 
     @property
     def dofs(self) -> list[DofDesc]:

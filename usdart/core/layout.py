@@ -10,10 +10,11 @@ JOINT_FIXED, JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_SPHERICAL, JOINT_FREE = 0, 1
 DRIVE_NONE, DRIVE_FORCE, DRIVE_ACCELERATION = 0, 1, 2
 WAKE_TIME = 0.4  # seconds at rest before an island falls asleep (PhysX: 20 x 0.02 s)
 
-# model.tree (n_trees, 9) int64: one articulation or free body; T_KINEMATIC 1 on a kinematic body (a one-link
-# floating tree moved to its control.kinematic_target, of infinite mass for every row: usdart.core.kernels.kinematic)
-T_LINK0, T_LINK1, T_DOF0, T_DOF1, T_V0, T_V1, T_ROOT, T_ISLAND, T_KINEMATIC = range(9)
-TREE_COLUMNS = 9
+# model.tree (n_trees, 10) int64: one articulation or free body; T_KINEMATIC 1 on a kinematic body (a one-link
+# floating tree moved to its control.kinematic_target, of infinite mass for every row: usdart.core.kernels.kinematic);
+# T_FREE_BODY 1 on a dynamic rigid body outside any articulation (PhysX's rigid dynamic, not an articulation link)
+T_LINK0, T_LINK1, T_DOF0, T_DOF1, T_V0, T_V1, T_ROOT, T_ISLAND, T_KINEMATIC, T_FREE_BODY = range(10)
+TREE_COLUMNS = 10
 
 # model.island (n_islands, 6) int64: trees solved together (joined by joints between them)
 I_TREE0, I_TREE1, I_ROW0, I_ROW1, I_POSITION_ITERATIONS, I_VELOCITY_ITERATIONS = range(6)
@@ -103,6 +104,9 @@ RV_ANCHOR_AXIS, RV_ANCHOR_CURVE = RV_C0, RV_C3
 # joint rows: the row's combination of its joint's locked angular axes (3 columns: world axis); with
 # RV_ANCHOR_AXIS they turn the rows' impulses into the force and torque the joint puts on its links
 RV_TURN_AXIS = RV_DISPLACEMENT_GAIN
+# joint rows: the largest correction speed the row's position error may ask for (PhysX's TGS caps it per row:
+# 0.75 rad / dt angular, 15 m / dt linear between rigid bodies, 1.5 m / dt on articulation links; PGS: inf)
+RV_MAX_BIAS = RV_LAMBDA2
 
 # tendon parameter tables (n, 7): stiffness, damping, limit stiffness, offset, rest length, lower, upper
 TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_UPPER = range(7)

@@ -133,7 +133,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
     for t, m in enumerate(trees):
         l0, d0, v0 = link_start[t], dof_start[t], v_start[t]
         n, nd, nr = m.n_links, m.n_dofs, m.n_root
-        tree[t] = [l0, l0 + n, d0, d0 + nd, v0, v0 + nr + nd, nr, 0, int(m.kinematic)]
+        tree[t] = [l0, l0 + n, d0, d0 + nd, v0, v0 + nr + nd, nr, 0, int(m.kinematic), int(m.free_body)]
         links = slice(l0, l0 + n)
         link[links, L.L_PARENT] = np.where(m.parent >= 0, m.parent + l0, -1)
         link[links, L.L_JOINT] = m.joint_type

@@ -76,6 +76,7 @@ class Workspace(NamedTuple):
     substep_change: np.ndarray  # (W, n_v) TGS: the unconstrained velocity change each substep adds
     external_wrench: np.ndarray  # (W, n_links, 6) TGS: the step's link forces it applies in substeps
     link_cfm: np.ndarray  # (W, n_links) each link's constraint-force mixing at the step (solver.link_cfm)
+    interactions: np.ndarray  # (W, n_links) PhysX's counted interactions of each link (sleep.count_joints)
     cfm_step: np.ndarray  # (W, n_trees) int64: the step each tree's link cfms were computed in
     row_value: np.ndarray  # (W, n_rows, ROW_VALUE_COLUMNS): RV_*
     resp: np.ndarray  # (W, n_response) row responses
@@ -226,6 +227,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False, contacts_per
         substep_change=z((worlds, nv)),
         external_wrench=z((worlds, n, 6)),
         link_cfm=z((worlds, n)),
+        interactions=z((worlds, n)),
         cfm_step=z((worlds, nt), np.int64),
         row_value=z((worlds, rows, L.ROW_VALUE_COLUMNS)),
         resp=z((worlds, model.n_response)),

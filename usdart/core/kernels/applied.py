@@ -41,15 +41,19 @@ def external_wrenches(link_par, l0, l1, gravity, user, wrench):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos, vel, user, wrench):
+def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, damp_forces, rot, pos, vel, user, wrench):
     """wrench[i] = user link force [force; torque] at the COM + cancelled gravity where it is disabled +
     link damping + PhysX's soft velocity limit: beyond maxLinear/AngularVelocity, the force that would
     bring the isolated link back to that speed in one step (-m sigma v / dt, sigma = 1 - v_max / |v|).
-    vel: spatial link velocities at the step start."""
+    vel: spatial link velocities at the step start. Damping as PhysX's: a rate c (at most 1 / dt) scales
+    the velocity the link would reach, v + (gravity + force / m) dt, by 1 - c dt (damp_forces 1), or the
+    step-start velocity alone (0: TGS applying the external forces in its substeps, where PhysX leaves them
+    out of the damping)."""
     external_wrenches(link_par, l0, l1, gravity, user, wrench)
     for i in range(l0, l1):
         mass = link_par[i, LP_MASS]
-        lin_damp, ang_damp = link_par[i, LP_LINEAR_DAMPING], link_par[i, LP_ANGULAR_DAMPING]
+        lin_damp = min(link_par[i, LP_LINEAR_DAMPING], 1.0 / dt)
+        ang_damp = min(link_par[i, LP_ANGULAR_DAMPING], 1.0 / dt)
         max_lin, max_ang = link_par[i, LP_MAX_LINEAR_VELOCITY], link_par[i, LP_MAX_ANGULAR_VELOCITY]
         if lin_damp == 0.0 and ang_damp == 0.0 and max_lin == math.inf and max_ang == math.inf:
             continue
@@ -60,6 +64,13 @@ def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos
         vz = v[5] + v[0] * x1 - v[1] * x0
         lin = lin_damp + excess(vx, vy, vz, max_lin) / dt
         ang = ang_damp + excess(v[0], v[1], v[2], max_ang) / dt
+        shrink_lin, shrink_ang = damp_forces * lin_damp * dt, damp_forces * ang_damp * dt
+        if shrink_lin != 0.0:  # the external forces' share: the link's gravity (unless disabled) and user force
+            for a in range(3):
+                wrench[i, a] -= shrink_lin * (wrench[i, a] + mass * gravity[a])
+        if shrink_ang != 0.0:
+            for a in range(3, 6):
+                wrench[i, a] -= shrink_ang * wrench[i, a]
         if lin != 0.0:
             wrench[i, 0] -= lin * mass * vx
             wrench[i, 1] -= lin * mass * vy

@@ -443,6 +443,15 @@ def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def count_pair(shape, interactions, a, b):
+    """A pair the broad phase found and the filters kept is one interaction of each moving link it touches
+    (PhysX's counted interactions, whose number raises a body's sleep threshold: usdart.core.kernels.sleep)."""
+    for s in (a, b):
+        if shape[s, S_LINK] >= 0 and shape[s, S_KINEMATIC] == 0:
+            interactions[shape[s, S_LINK]] += 1.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def add_pair(sh, rot, pos, a, b, contact, contact_pair, count, room):
     """Manifold of shapes a and b appended to the world's contacts (sides ordered by type, then index);
     points beyond the contact arrays' room are counted as dropped. sh: the model's Shapes; room: the
@@ -473,11 +482,26 @@ def add_pair(sh, rot, pos, a, b, contact, contact_pair, count, room):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def find_contacts(
-    sh, link, tree_settings, asleep, link_rot, link_pos, rot, pos, bounds, order, contact, contact_pair, count, room
+    sh,
+    link,
+    tree_settings,
+    asleep,
+    link_rot,
+    link_pos,
+    rot,
+    pos,
+    bounds,
+    order,
+    contact,
+    contact_pair,
+    count,
+    room,
+    interactions,
 ):
     """Every contact point of one world at the current link poses into contact / contact_pair (count:
-    CC_*). sh: the model's Shapes; `order` holds the non-plane shapes, kept sorted between steps; planes are
-    tested directly; room: the narrow phase's scratch (NarrowRoom)."""
+    CC_*), and each pair kept added to its links' interactions. sh: the model's Shapes; `order` holds the
+    non-plane shapes, kept sorted between steps; planes are tested directly; room: the narrow phase's
+    scratch (NarrowRoom)."""
     count[CC_POINTS] = 0
     count[CC_DROPPED] = 0
     shape, shape_par, group_filter, excluded = sh.shape, sh.shape_par, sh.group_filter, sh.excluded
@@ -505,6 +529,7 @@ def find_contacts(
             ):
                 continue
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
+                count_pair(shape, interactions, a, b)
                 add_pair(sh, rot, pos, a, b, contact, contact_pair, count, room)
     for p in range(n):
         if shape[p, S_TYPE] != SHAPE_PLANE:
@@ -522,4 +547,5 @@ def find_contacts(
             if plane_distance(rot[p], pos[p], mid0, mid1, mid2) - reach > shape_par[p, SP_CONTACT_OFFSET]:
                 continue
             if may_touch(shape, link, group_filter, excluded, tree_settings, asleep, s, p):
+                count_pair(shape, interactions, s, p)
                 add_pair(sh, rot, pos, s, p, contact, contact_pair, count, room)

@@ -28,6 +28,7 @@ from ..layout import (
     RV_ERROR,
     RV_LAMBDA,
     RV_LAMBDA2,
+    RV_MAX_BIAS,
     RV_RESPONSE,
     RV_TURN_AXIS,
     TP_DAMPING,
@@ -205,13 +206,14 @@ def solve_mimic(mimic_par, i, h, hard_erp, velocity_iteration, moved, rv, gvel, 
 # ---- joints outside the tree (loop joints, joints between trees): one bilateral row per locked axis -------
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def solve_joint_axis(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
-    """Velocity (and, in position iterations, erp times the position error over h) of one axis to zero;
-    moved: the error's linearised change since the step start (TGS, with RV_ANCHOR_CURVE the rest of the
+    """Velocity (and, in position iterations, erp times the position error over h, within RV_MAX_BIAS) of one
+    axis to zero; moved: the error's linearised change since the step start (TGS, with RV_ANCHOR_CURVE the rest of the
     anchors' motion; 0 in PGS); side b may be absent (nvb = 0)."""
     r = rv[RV_RESPONSE]
     if r <= TINY_RESPONSE:
         return 0.0
     bias = 0.0 if velocity_iteration else erp * (rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]) / h
+    bias = min(max(bias, -rv[RV_MAX_BIAS]), rv[RV_MAX_BIAS])
     current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
     impulse = -(bias + current) / r
     rv[RV_LAMBDA] += impulse
@@ -272,31 +274,52 @@ def joint_frame_world(F, link, rot, pos, out):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def relative_rotation_vector(A, B, out):
-    """out[:3] = rotation vector of A^T B (rotation blocks of two frames), in A's axes."""
+def relative_quaternion(A, B, out):
+    """out[:4] = [w, x, y, z], the unit quaternion of A^T B (rotation blocks of two frames; B's turn seen in
+    A's axes), w >= 0."""
 
     def rel(a, b):
         return A[0, a] * B[0, b] + A[1, a] * B[1, b] + A[2, a] * B[2, b]
 
-    cos_angle = min(max(0.5 * (rel(0, 0) + rel(1, 1) + rel(2, 2) - 1.0), -1.0), 1.0)
-    angle = math.acos(cos_angle)
-    scale = 0.5 if angle < 1e-8 else 0.5 * angle / math.sin(angle)
-    out[0] = scale * (rel(2, 1) - rel(1, 2))
-    out[1] = scale * (rel(0, 2) - rel(2, 0))
-    out[2] = scale * (rel(1, 0) - rel(0, 1))
+    m00, m11, m22 = rel(0, 0), rel(1, 1), rel(2, 2)
+    trace = m00 + m11 + m22
+    if trace > 0.0:  # the largest of 4 w^2, 4 x^2, 4 y^2, 4 z^2 sets the division (Shepperd's method)
+        s = 2.0 * math.sqrt(1.0 + trace)
+        w, x, y, z = 0.25 * s, (rel(2, 1) - rel(1, 2)) / s, (rel(0, 2) - rel(2, 0)) / s, (rel(1, 0) - rel(0, 1)) / s
+    elif m00 >= m11 and m00 >= m22:
+        s = 2.0 * math.sqrt(max(1.0 + m00 - m11 - m22, 1e-300))
+        w, x, y, z = (rel(2, 1) - rel(1, 2)) / s, 0.25 * s, (rel(0, 1) + rel(1, 0)) / s, (rel(0, 2) + rel(2, 0)) / s
+    elif m11 >= m22:
+        s = 2.0 * math.sqrt(max(1.0 - m00 + m11 - m22, 1e-300))
+        w, x, y, z = (rel(0, 2) - rel(2, 0)) / s, (rel(0, 1) + rel(1, 0)) / s, 0.25 * s, (rel(1, 2) + rel(2, 1)) / s
+    else:
+        s = 2.0 * math.sqrt(max(1.0 - m00 - m11 + m22, 1e-300))
+        w, x, y, z = (rel(1, 0) - rel(0, 1)) / s, (rel(0, 2) + rel(2, 0)) / s, (rel(1, 2) + rel(2, 1)) / s, 0.25 * s
+    sign = -1.0 if w < 0.0 else 1.0
+    norm = sign / math.sqrt(w * w + x * x + y * y + z * z)
+    out[0], out[1], out[2], out[3] = w * norm, x * norm, y * norm, z * norm
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
-    """One locked axis of a joint whose frames (world; A on body0's side, B on body1's), relative rotation
-    vector and point Jacobians (pj rows 0-5: A's side at A's origin, 6-11: B's side at B's origin) are
-    known. The row holds B's origin (axes 0-2) or rotation (3-5) to A's, along A's axes. Blocks of J by
-    `sides`: 0: A and B on one tree (J_B - J_A); 1: two trees (-J_A, then +J_B at joff + nv0); 2: only A
-    moves (-J_A); 3: only B moves (+J_B)."""
+    """One locked axis of a joint whose frames (world; A on body0's side, B on body1's), relative quaternion
+    `rel` ([w, x, y, z] of A^T B) and point Jacobians (pj rows 0-5: A's side at A's origin, 6-11: B's side at
+    B's origin) are known. A linear row (axes 0-2) holds B's origin to A's along A's axis; an angular row
+    (3-5) holds the imaginary part v of the relative quaternion at 0 as PhysX locks a joint's rotation
+    (ConstraintHelper::prepareLockedAxes): error v_a, J its rate 0.5 A (w e_a + v x e_a) . (omega_B -
+    omega_A). At small errors that is half the turn about A's axis; a large error is corrected by 2 tan(angle /
+    2) in a step, as in PhysX. Blocks of J by `sides`: 0: A and B on one tree (J_B - J_A); 1: two trees (-J_A,
+    then +J_B at joff + nv0); 2: only A moves (-J_A); 3: only B moves (+J_B)."""
     A, B = frames[0], frames[1]
     a = axis % 3
     base = 0 if axis < 3 else 3
     n0, n1, n2 = A[0, a], A[1, a], A[2, a]
+    if axis >= 3:  # the row's direction: A (w e_a + v x e_a) / 2
+        w, x, y, z = rel[0], rel[1], rel[2], rel[3]
+        l0, l1, l2 = (w, z, -y) if a == 0 else ((-z, w, x) if a == 1 else (y, -x, w))
+        n0 = 0.5 * (A[0, 0] * l0 + A[0, 1] * l1 + A[0, 2] * l2)
+        n1 = 0.5 * (A[1, 0] * l0 + A[1, 1] * l1 + A[1, 2] * l2)
+        n2 = 0.5 * (A[2, 0] * l0 + A[2, 1] * l1 + A[2, 2] * l2)
     for col in range(nv0):
         ja = n0 * pj[base, col] + n1 * pj[base + 1, col] + n2 * pj[base + 2, col]
         jb = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
@@ -311,4 +334,4 @@ def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
     if axis < 3:
         rv[RV_ERROR] = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3])
     else:
-        rv[RV_ERROR] = rel[a]
+        rv[RV_ERROR] = rel[1 + a]

@@ -128,6 +128,7 @@ def unconstrained_velocity(
     floating,
     dt,
     gravity,
+    damp_forces,
     rot,
     pos,
     qd,
@@ -152,7 +153,8 @@ def unconstrained_velocity(
     gvel_start,
 ):
     """Factor M' into H, gvel = v*, gvel_start = v (generalized [root; DOFs] at v0:v1), after PhysX's joint
-    velocity scaling (scale_joint_velocities, on the state's qd). Needs the poses."""
+    velocity scaling (scale_joint_velocities, on the state's qd); damp_forces: applied.applied_wrenches.
+    Needs the poses."""
     scale_joint_velocities(dof_par, d0, d1, qd)
     c = scratch[4]
     if floating:
@@ -161,7 +163,7 @@ def unconstrained_velocity(
         link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment, body_inertia
     )
     link_velocities(link, l0, l1, floating, c, root_vel, qd, 1.0, motion, vel)
-    applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, rot, pos, vel, user_wrench, wrench)
+    applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, damp_forces, rot, pos, vel, user_wrench, wrench)
     composite_inertias(link, l0, l1, body_mass, body_moment, body_inertia, comp_mass, comp_moment, comp_inertia)
     mass_matrix(
         link,

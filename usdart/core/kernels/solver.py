@@ -49,10 +49,12 @@ from ..layout import (
     RV_CFM,
     RV_ERROR,
     RV_LAMBDA,
-    RV_LAMBDA2,
+    RV_MAX_BIAS,
     RV_RESPONSE,
     RV_TURN_AXIS,
     SOLVER_TGS,
+    T_FREE_BODY,
+    T_KINEMATIC,
     T_LINK0,
     T_LINK1,
     T_ROOT,
@@ -68,7 +70,7 @@ from .couplings import (
     finish_response,
     joint_frame_world,
     orthogonalize_joint,
-    relative_rotation_vector,
+    relative_quaternion,
     solve_joint_axis,
     solve_mimic,
     solve_tendon,
@@ -94,7 +96,7 @@ PGS_JOINT_ERP = 1.0  # PhysX's PGS corrects a joint row's whole position error i
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, frames, rel, pj, c):
-    """World frames of joint j's two sides, their relative rotation vector, and each moving side's point
+    """World frames of joint j's two sides, their relative quaternion, and each moving side's point
     Jacobian at its frame origin (pj rows 0-5: body0 side, 6-11: body1 side, columns of that side's tree)."""
     tree, link, dof, dof_par, link_vec = trees.tree, links.link, dofs.dof, dofs.dof_par, links.link_vec
     for s in range(2):
@@ -125,17 +127,17 @@ def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, fra
                 pj,
                 6 * s,
             )
-    relative_rotation_vector(frames[0], frames[1], rel)
+    relative_quaternion(frames[0], frames[1], rel)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def rigid_side(tree, link, li):
-    """True where a joint side is the world or a free rigid body (a one-link floating tree), the bodies
-    PhysX's TGS solves joints between with Jacobians that follow the bodies' turn ("non-extended" rows)."""
+    """True where a joint side is the world or a rigid body outside any articulation (free or kinematic), the
+    bodies PhysX's TGS solves joints between with Jacobians that follow the bodies' turn ("non-extended" rows)."""
     if li < 0:
         return True
     t = link[li, L_TREE]
-    return tree[t, T_ROOT] == 6 and tree[t, T_LINK1] - tree[t, T_LINK0] == 1
+    return tree[t, T_FREE_BODY] != 0 or tree[t, T_KINEMATIC] != 0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -143,6 +145,19 @@ def rigid_joint(tree, link, couplings, j):
     """Joint j is between two free rigid bodies, or one and the world."""
     a, b = couplings.joint_link[j, 0], couplings.joint_link[j, 1]
     return couplings.joint_sides[j] != 0 and rigid_side(tree, link, a) and rigid_side(tree, link, b)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def max_joint_bias(tree, link, joint_link, j, axis, dt, solver):
+    """The largest correction speed a row of joint j may ask for (PhysX's TGS, DyCpuGpu1dConstraint.h
+    computeMaxBiasVelocityTGS, at its length scale of 1 m): 0.75 rad / dt on an angular row; a linear row
+    15 m / dt between rigid bodies (and the world), 1.5 m / dt where a side is an articulation link. PGS: none."""
+    if solver != SOLVER_TGS:
+        return math.inf
+    if axis >= 3:
+        return 0.75 / dt
+    rigid = rigid_side(tree, link, joint_link[j, 0]) and rigid_side(tree, link, joint_link[j, 1])
+    return (15.0 if rigid else 1.5) / dt
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -462,7 +477,8 @@ def fill_rows(
             nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
             fill_joint_axis(row[r, R_AXIS], frames, rel, pj, couplings.joint_sides[i], nv, nvb, jac, joff, rv)
             rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
-            rv[RV_LAMBDA], rv[RV_LAMBDA2] = 0.0, 0.0
+            rv[RV_LAMBDA] = 0.0
+            rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, row[r, R_AXIS], dt, solver)
             if r + 1 == r1 or row[r + 1, R_KIND] != ROW_JOINT or row[r + 1, R_ID] != i:  # the joint's last row
                 if solver == SOLVER_TGS and rigid_joint(tree, links.link, couplings, i):
                     split = first_axis  # PhysX's TGS between rigid bodies: angular rows among themselves, then linear

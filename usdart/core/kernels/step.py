@@ -44,6 +44,7 @@ from ..layout import (
     SOLVER_TGS,
     T_DOF0,
     T_DOF1,
+    T_FREE_BODY,
     T_KINEMATIC,
     T_LINK0,
     T_LINK1,
@@ -65,7 +66,7 @@ from .kinematic import at_target, infinite_mass, reach_target, target_velocity
 from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .momentum import aim_momentum, keep_momentum
 from .rows import LIMIT_ERP
-from .sleep import falls_asleep, motion_velocities, pushed, wake_links
+from .sleep import count_joints, falls_asleep, motion_velocities, pushed, wake_links
 from .smooth import external_velocity_change, unconstrained_velocity
 from .solver import CONVERGED, PGS_JOINT_ERP, fill_rows, joint_substep, sweep, tgs_bias, tgs_sweep
 
@@ -173,6 +174,7 @@ def end_poses(
     may_sleep,
     threshold,
     moving,
+    interactions,
     q,
     qd,
     qdd,
@@ -189,9 +191,10 @@ def end_poses(
     pos,
 ):
     """After the positions moved: clear the step's link forces, update the link poses, and run the sleep
-    check (usdart.core.kernels.sleep; `moving`: the links' motion velocities of the step). A tree whose
-    check found it asleep last step (every wake counter at 0) made this step as usual and now sleeps, with
-    zero velocities: PhysX deactivates its island during the step after the one whose check decided it."""
+    check (usdart.core.kernels.sleep; `moving`: the links' motion velocities of the step, `interactions`
+    their counted interactions). A tree whose check found it asleep last step (every wake counter at 0) made
+    this step as usual and now sleeps, with zero velocities: PhysX deactivates its island during the step
+    after the one whose check decided it."""
     l0, l1, d0, d1 = tree[t, T_LINK0], tree[t, T_LINK1], tree[t, T_DOF0], tree[t, T_DOF1]
     for i in range(l0, l1):  # link forces and torques act for one step (PhysX clears them)
         for a in range(6):
@@ -200,7 +203,7 @@ def end_poses(
     if not (may_sleep and threshold > 0.0):
         return
     if link_wake[l0] != 0.0:
-        falls_asleep(link_rot, link_par, l0, l1, dt, threshold, rot, moving, link_wake, sleep_filter)
+        falls_asleep(link_rot, link_par, l0, l1, dt, threshold, rot, moving, interactions, link_wake, sleep_filter)
         return
     asleep[t] = True
     for k in range(d0, d1):
@@ -343,6 +346,8 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
     if tr[t, T_KINEMATIC] != 0:
         begin_kinematic(m, st, ctl, ws, w, t, dt)
         return
+    settings = ctl.tree_settings[t]
+    damp_forces = 0.0 if settings[TS_SOLVER] == SOLVER_TGS and settings[TS_SUBSTEP_FORCES] != 0.0 else 1.0
     unconstrained_velocity(
         lk.link,
         dofs.dof,
@@ -362,6 +367,7 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
         tr[t, T_ROOT] == 6,
         dt,
         m.gravity,
+        damp_forces,
         st.link_rot[w],
         st.link_pos[w],
         st.qd[w],
@@ -717,13 +723,21 @@ def move_positions(m, st, w, t, dt, vel):
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
     """Clear tree t's link forces, update its link poses, run its sleep check (after finish_velocities); a
-    kinematic body ends at its target."""
+    kinematic body ends at its target. A free body that falls asleep now (its check found it ready last
+    step) goes back to its pose at the step start: PhysX rolls a rigid dynamic back when its island
+    deactivates (Sc::Scene::afterIntegration), while an articulation keeps the step it made."""
     lk, tr = m.links, m.trees.tree
     if tr[t, T_KINEMATIC] != 0:  # at its target, with the velocity that took it there
         reach_target(ctl.kinematic_target[w, t], st.root_pos[w, t], st.root_quat[w, t])
         for a in range(6):
             st.root_vel[w, t, a] = ws.gvel_start[w, tr[t, T_V0] + a]
             st.root_acc[w, t, a] = 0.0
+    threshold = ctl.tree_settings[t, TS_SLEEP_THRESHOLD]
+    if tr[t, T_FREE_BODY] != 0 and may_sleep and threshold > 0.0 and st.link_wake[w, tr[t, T_LINK0]] == 0.0:
+        for a in range(3):
+            st.root_pos[w, t, a] = st.root_pos_start[w, t, a]
+        for a in range(4):
+            st.root_quat[w, t, a] = st.root_quat_start[w, t, a]
     end_poses(
         lk.link,
         lk.link_rot,
@@ -733,8 +747,9 @@ def finish_poses(m, st, ctl, ws, w, t, dt, may_sleep):
         t,
         dt,
         may_sleep,
-        ctl.tree_settings[t, TS_SLEEP_THRESHOLD],
+        threshold,
         ws.acc[w],
+        ws.interactions[w],
         st.q[w],
         st.qd[w],
         st.qdd[w],
@@ -758,6 +773,7 @@ def contacts_and_groups(m, st, ctl, ws, w, only_island):
     shapes keeps the workspace's groups: every island alone)."""
     sh, count = m.shapes, ws.contact_count[w]
     count[CC_STEP] += 1  # (contact_touched and kept friction patches compare with it)
+    count_joints(m.couplings.joint_link, ws.interactions[w])
     if sh.shape.shape[0] == 0:
         return
     count[CC_ROWS] = 0
@@ -769,6 +785,7 @@ def contacts_and_groups(m, st, ctl, ws, w, only_island):
     find_contacts(
         sh, m.links.link, ctl.tree_settings, st.asleep[w], st.link_rot[w], st.link_pos[w], ws.shape_rot[w],
         ws.shape_pos[w], ws.shape_bounds[w], ws.shape_order[w], ws.contact[w], ws.contact_pair[w], count, room,
+        ws.interactions[w],
     )  # fmt: skip
     solver_groups(
         m.trees.tree, sh.shape, ws.contact_pair[w], count, only_island, ws.group_parent[w], ws.group_next[w],

@@ -15,7 +15,9 @@ PhysxRigidBodyAPI's values apply to every body, its schema fallbacks where the A
 damping 0.05, maxAngularVelocity 5729.58 deg/s = 100 rad/s, ...): PhysX simulates a plain UsdPhysics body
 with them (measured on ovphysx: a pendulum without the API is 6.9e-3 rad from usdart without them, 1e-6
 with). `semantics = "newton"` (usdart.load) gives bodies without the API no damping and no velocity
-limits, as UsdPhysics alone (and MuJoCo or Pinocchio) would.
+limits, as UsdPhysics alone (and MuJoCo or Pinocchio) would. An unauthored sleepThreshold is PhysX's units-
+scaled default 0.005 m^2/s^2 whether the API is applied or not (ovphysx's PhysxRigidBodyAPI population; an
+articulation's applied PhysxArticulationAPI instead keeps the schema's 5e-5, usdart.usd.importer.coupling).
 Initial velocities are read in world axes (Isaac Sim's default), the angular one in deg/s.
 
 A conveyor's surface velocity (PhysxSurfaceVelocityAPI; without it, a kinematic body's nonzero
@@ -72,14 +74,15 @@ def read_body(
         body.max_linear_velocity = float(read_physx(prim, "physxRigidBody:maxLinearVelocity")) * mpu
         body.max_angular_velocity = np.radians(float(read_physx(prim, "physxRigidBody:maxAngularVelocity")))
         body.disable_gravity = bool(read_physx(prim, "physxRigidBody:disableGravity"))
-        body.sleep_threshold = float(read_physx(prim, "physxRigidBody:sleepThreshold")) * mpu * mpu
         # PhysX weighs a link's cfm by cfmScale / lengthScale (the tolerances' length, 1 / metersPerUnit stage
         # units): in SI that is cfmScale / metersPerUnit metres (measured: a centimetre stage's is 100 times)
         body.cfm_scale = float(read_physx(prim, "physxRigidBody:cfmScale")) / mpu
         body.solver_position_iterations = int(read_physx(prim, "physxRigidBody:solverPositionIterationCount"))
         body.solver_velocity_iterations = int(read_physx(prim, "physxRigidBody:solverVelocityIterationCount"))
-        if "PhysxRigidBodyAPI" not in applied_schemas(prim):  # the SDK default, as for articulations
-            body.sleep_threshold = SDK_SLEEP_THRESHOLD
+        # unauthored, with or without the API: PhysX's units-scaled default, not the schema's 5e-5 (ovphysx's
+        # population writes it; measured: an applied API leaving it unauthored sleeps as 0.005 authored)
+        threshold = authored(prim, "physxRigidBody:sleepThreshold")
+        body.sleep_threshold = SDK_SLEEP_THRESHOLD if threshold is None else float(threshold) * mpu * mpu
     # contacts: Kit's parser default for the depenetration cap is 3 m/s whatever the stage unit
     depenetration = authored(prim, "physxRigidBody:maxDepenetrationVelocity")
     body.max_depenetration_velocity = 3.0 if depenetration is None else float(depenetration) * mpu

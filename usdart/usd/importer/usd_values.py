@@ -42,10 +42,10 @@ def recording_reads():
         _READS.reset(token)
 
 
-# PhysX SDK default sleep threshold, 5e-5 (PxTolerancesScale speed)^2 with the speed scale 10 m/s: what ovphysx
-# uses for an articulation or rigid body without PhysxArticulationAPI / PhysxRigidBodyAPI (measured: an
-# articulation without the API sleeps as with physxArticulation:sleepThreshold = 0.005 m^2/s^2 authored,
-# not the schema's fallback 5e-5 that applies once the API is applied)
+# PhysX's units-scaled default sleep threshold, 5e-5 (PxTolerancesScale speed)^2 with the speed scale 10 m/s:
+# what ovphysx uses for an articulation without PhysxArticulationAPI and for a rigid body whose threshold is
+# unauthored, API or not (measured: each sleeps as with 0.005 m^2/s^2 authored; an articulation with the API
+# applied and the threshold unauthored sleeps at the schema's raw 5e-5, ovphysx's population documents why)
 SDK_SLEEP_THRESHOLD = 5e-3  # m^2/s^2
 
 
