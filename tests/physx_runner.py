@@ -11,9 +11,9 @@ conventions (checked against usdart in tests/test_physx.py):
   the tree (parent -> child). A joint authored with body1 as the parent link (or body1 = world) is negated.
   Measured on a pendulum with its hinge authored child -> parent: PhysX -0.00247727 rad after one 1/60 s
   step, usdart +0.00247727 rad.
-- Order: PhysX numbers links and DOFs breadth-first from the root, children in stage order, as usdart
-  does; the binding names them by prim leaf name only, so names are mapped back to prim paths here (and the
-  tests check them against `art.dof_names` and `art.links`).
+- Order: PhysX numbers links and DOFs breadth-first from the root, children in the path order of their
+  joints, as usdart does; the binding names them by prim leaf name only, so names are mapped back to prim
+  paths here (and the tests check them against `art.dof_names` and `art.links`).
 - Poses: PhysX gives [x, y, z, qx, qy, qz, qw] of each link's actor frame (the body prim's frame); they are
   returned as usdart's `link_transforms()` rows [x, y, z, qw, qx, qy, qz].
 - Revolute joints without limits: PhysX keeps their angles in [-2 pi, 2 pi] by jumps of 4 pi, as usdart does;

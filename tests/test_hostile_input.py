@@ -390,17 +390,20 @@ def test_spatial_tendon_attachments_without_a_root():
     assert "is not connected to any PhysxTendonAttachmentRootAPI" in msg and msg.startswith("/World/g")
 
 
-def test_a_duplicate_joint_closes_a_loop_and_the_original_keeps_its_mimic():
-    """rev1 copied as /World/aaa_copy (a path that sorts first): the first authored joint stays in the tree,
-    so rev0 still mimics it; the copy is reported as an undeclared loop."""
+def test_a_duplicate_joint_takes_the_tree_slot_and_the_mimic_of_the_original_is_dropped_as_in_physx():
+    """rev1 copied as /World/aaa_copy (a path that sorts first): as in PhysX, the copy is the tree joint and
+    rev1 closes an undeclared loop, so rev0's mimic of rev1 is dropped with a warning (measured on ovphysx:
+    DOFs aaa_copy and rev0, "failed to find internal joint object for reference joint /World/rev1");
+    loading does not fail."""
     st, j0, j1 = gear_pair()
     mimic(j0, "/World/rev1", gearing=-1.0)
     joint(st, "/World/aaa_copy", "/World/root", "/World/g1", lp0=(1, 0, 0))
     scene = usdart.load(st)
     art = scene.articulations[0]
-    assert "/World/rev1" in art.joints and art.loop_joints == ["/World/aaa_copy"]
-    assert art.mimic_joints[0]["reference_dof"] == "/World/rev1"
-    assert any("undeclared kinematic loop" in w and "/World/aaa_copy" in w for w in scene.warnings)
+    assert art.dof_names == ["/World/aaa_copy", "/World/rev0"] and art.loop_joints == ["/World/rev1"]
+    assert art.mimic_joints == []
+    assert any("undeclared kinematic loop" in w and "/World/rev1" in w for w in scene.warnings)
+    assert any(w.startswith("/World/rev0: mimic joint ignored") and "/World/rev1" in w for w in scene.warnings)
 
 
 # ---- files and layers --------------------------------------------------------------------------------------

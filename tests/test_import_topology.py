@@ -131,10 +131,10 @@ def test_undeclared_cycle_is_broken_with_a_warning():
     root_api(st, "/World/b0")
     scene = usdart.load(st)
     (art,) = scene.articulations
-    # BFS from b0: b1 (j0) and b3 (j3) are children; b2 is reached from b1 by j1; j2 closes the loop
-    assert art.links == ["/World/b0", "/World/b1", "/World/b3", "/World/b2"]
-    assert art.loop_joints == ["/World/j2"]
-    assert any("undeclared kinematic loop" in w and "/World/j2" in w for w in scene.warnings)
+    # as PhysX: depth first from b0, each body's joints in path order: j0, j1, j2; j3 reaches b0 again
+    assert art.links == ["/World/b0", "/World/b1", "/World/b2", "/World/b3"]
+    assert art.loop_joints == ["/World/j3"]
+    assert any("undeclared kinematic loop" in w and "/World/j3" in w for w in scene.warnings)
 
 
 def test_free_bodies_are_kept():

@@ -29,6 +29,7 @@ try:  # by metadata, as ovphysx finds it: importing physx_usd_schemas would regi
 except metadata.PackageNotFoundError:
     pytest.skip("PhysX's USD schemas (physx-usd-schemas, [test] extra) are not installed", allow_module_level=True)
 
+from builders import body, joint, new_stage, root_api  # noqa: E402
 from contact_stages import SCENE  # noqa: E402
 from physx_runner import SOLVERS, force_solver, run_physx, run_physx_bodies  # noqa: E402
 
@@ -742,6 +743,64 @@ def test_a_joint_authored_away_from_its_body_pulls_it_in_as_in_physx(tmp_path, c
     assert np.abs(theirs[0] - [1.0, 0, 0, 1, 0, 0, 0]).max() > 0.05  # the first step pulled it well away
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
     assert rotation_angle(theirs, ours).max() <= TOL
+
+
+SECOND_HINGE = """\
+        def PhysicsRevoluteJoint "a_hinge"
+        {
+            uniform token physics:axis = "Y"
+            rel physics:body0 = </World/arm/base>
+            rel physics:body1 = </World/arm/link>
+            point3f physics:localPos0 = (0, 0, 0)
+            point3f physics:localPos1 = (-1, 0, 0)
+        }
+"""
+
+
+def siblings_stage(path: Path) -> None:
+    """A fixed root R with children A (authored first, by joint j_b) and B (by j_a), each with one child (by
+    k_z and k_y): stage order and joint-path order disagree at both levels."""
+    stage = new_stage()
+    for name, x in (("R", 0), ("A", 1), ("B", -1), ("C", 2), ("D", -2)):
+        body(stage, f"/World/{name}", pos=(x, 0, 0))
+    for name, parent, child, x in (("j_b", "R", "A", 0.5), ("j_a", "R", "B", -0.5), ("k_z", "A", "C", 0.5)):
+        joint(stage, f"/World/{name}", f"/World/{parent}", f"/World/{child}", lp0=(x, 0, 0), lp1=(-x, 0, 0))
+    joint(stage, "/World/k_y", "/World/B", "/World/D", lp0=(-0.5, 0, 0), lp1=(0.5, 0, 0))
+    joint(stage, "/World/anchor", None, "/World/R", kind="fixed")
+    root_api(stage, "/World/R")
+    stage.GetRootLayer().Export(str(path))
+
+
+@pytest.mark.parametrize("case", ["square loop, undeclared", "two hinges between the same links", "siblings"])
+def test_the_tree_and_its_dof_order_are_physx_s(tmp_path, case):
+    """Which joints PhysX makes the tree, and in which order it numbers them (measured on ovphysx). A loop
+    nobody declared (no physics:excludeFromArticulation): joints are taken depth first from the root, each
+    body's joints in prim-path order, and the joint that reaches a body already in the tree closes the loop;
+    links are numbered breadth first, siblings in the path order of their joints. The square loop sample
+    with its declaration removed: PhysX's DOFs are loopJoint, revoluteJoint2, revoluteJoint1 (usdart's tree
+    had revoluteJoint0, loopJoint, revoluteJoint1); a second hinge "a_hinge" authored after the pendulum's
+    "hinge": PhysX's tree joint is a_hinge (usdart took the first authored); siblings whose stage order and
+    joint-path order disagree: PhysX's DOFs are j_a, j_b, k_y, k_z (usdart's followed the stage order)."""
+    path = tmp_path / "tree.usda"
+    if case == "siblings":
+        siblings_stage(path)
+    elif case.startswith("square"):
+        text = (SAMPLES / "square_loop.usda").read_text()
+        path.write_text(text.replace("uniform bool physics:excludeFromArticulation = 1", ""))
+    else:
+        text = pendulum_stage(tmp_path, "pendulum", "TGS").read_text()
+        hinge = text.index('        def PhysicsRevoluteJoint "hinge"')
+        end = text.index("        }\n", hinge) + len("        }\n")
+        path.write_text(text[:end] + SECOND_HINGE + text[end:])
+    theirs = run_physx(path, 1 / 60, 1, solver=None)["dof_names"]
+    art = usdart.load(str(path)).articulations[0]
+    assert [name.split(":")[0] for name in art.dof_names] == theirs
+    expected = {
+        "square loop, undeclared": ["/World/revoluteJoint0"],
+        "two hinges between the same links": ["/World/arm/hinge"],
+        "siblings": [],
+    }
+    assert art.loop_joints == expected[case]
 
 
 def rest_step(poses: np.ndarray) -> int:

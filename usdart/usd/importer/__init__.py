@@ -69,15 +69,6 @@ def _entries(parsed: dict, type_name: str):
     return list(zip((str(p) for p in paths), descs))
 
 
-def _stage_order(stage: Usd.Stage, paths: set[str]) -> dict[str, int]:
-    order = {}
-    for i, prim in enumerate(Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate))):
-        p = str(prim.GetPath())
-        if p in paths:
-            order[p] = i
-    return order
-
-
 def read_stage(source, strict: bool = False, semantics: str = "physx") -> tuple[Usd.Stage, SceneDescription]:
     """Stage and its description. USD's composition warnings become usdart warnings (errors with `strict`,
     and always when they leave the stage without physics). `semantics`: "physx" reads the stage as PhysX
@@ -135,7 +126,7 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
             continue
         api_paths.append(path)
 
-    topology = Topology(bodies, joints, _stage_order(stage, set(bodies) | set(joints)), warnings)
+    topology = Topology(bodies, joints, warnings)
     articulations, tree_joints = topology.build(sorted(set(api_paths)))
     articulations.sort(key=lambda a: a.root_link)
     for art in articulations:

@@ -66,11 +66,13 @@ class ArticulationCouplings:
             physx = api_instances(schemas, "PhysxMimicJointAPI")
             for inst in physx:
                 mimic = self._physx_mimic(prim, joint, inst)
-                if self._unlimited_revolute(mimic) is None:
+                if mimic is not None and self._unlimited_revolute(mimic) is None:
                     out.append(mimic)
             # PhysX reads NewtonMimicAPI where no PhysxMimicJointAPI is applied (ovphysx with the Newton schema)
             if not physx and "NewtonMimicAPI" in schemas and read(prim, "newton:mimicEnabled", True):
-                out.append(self._newton_mimic(prim, joint))
+                mimic = self._newton_mimic(prim, joint)
+                if mimic is not None:
+                    out.append(mimic)
         return out
 
     def _unlimited_revolute(self, mimic: MimicDesc) -> str | None:
@@ -90,10 +92,19 @@ class ArticulationCouplings:
                 return path
         return None
 
-    def _reference(self, prim, rel: str) -> JointDesc:
+    def _reference(self, prim, rel: str) -> JointDesc | None:
+        """The mimic's reference joint; None (with a warning) where it closes a loop of this articulation:
+        PhysX then drops the mimic joint (measured on ovphysx: "failed to find internal joint object for
+        reference joint", the follower moves freely)."""
         target = first_target(prim, rel, self.warnings)
         if target is None:
             raise PhysicsImportError(prim.GetPath(), f"mimic joint has no {rel} target")
+        if target in self.art.loop_joints:
+            self.warnings.append(
+                f"{prim.GetPath()}: mimic joint ignored, as PhysX ignores it: its reference joint {target} closes "
+                "a loop, so it is no DOF of the articulation"
+            )
+            return None
         if target not in self.tree:
             raise PhysicsImportError(
                 prim.GetPath(),
@@ -101,12 +112,14 @@ class ArticulationCouplings:
             )
         return self.tree[target]
 
-    def _physx_mimic(self, prim, joint: JointDesc, inst: str) -> MimicDesc:
+    def _physx_mimic(self, prim, joint: JointDesc, inst: str) -> MimicDesc | None:
         follower = _dof_by_axis(joint, inst)
         if follower is None:
             raise PhysicsImportError(prim.GetPath(), f"PhysxMimicJointAPI:{inst} names no free axis of this joint")
         ns = "physxMimicJoint:{instance}:"
         ref_joint = self._reference(prim, f"physxMimicJoint:{inst}:referenceJoint")
+        if ref_joint is None:
+            return None
         ref = _dof_by_axis(ref_joint, str(read_physx(prim, ns + "referenceJointAxis", inst)))
         if ref is None:
             raise PhysicsImportError(prim.GetPath(), f"referenceJointAxis names no free axis of {ref_joint.path}")
@@ -119,10 +132,12 @@ class ArticulationCouplings:
         mimic.damping_ratio = float(read_physx(prim, ns + "dampingRatio", inst))
         return mimic
 
-    def _newton_mimic(self, prim, joint: JointDesc) -> MimicDesc:
+    def _newton_mimic(self, prim, joint: JointDesc) -> MimicDesc | None:
         if len(joint.dofs) != 1:
             raise PhysicsImportError(prim.GetPath(), "NewtonMimicAPI is only supported on single-DOF joints")
         ref_joint = self._reference(prim, "newton:mimicJoint")
+        if ref_joint is None:
+            return None
         if len(ref_joint.dofs) != 1:
             raise PhysicsImportError(prim.GetPath(), f"NewtonMimicAPI reference {ref_joint.path} must have one DOF")
         follower, ref = joint.dofs[0], ref_joint.dofs[0]

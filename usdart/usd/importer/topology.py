@@ -14,10 +14,12 @@ then a static anchor link named after that joint, with the joint as the first tr
 Several API prims claiming one component (nested or duplicate APIs) give one articulation and a
 warning; the most specific placement wins (joint, then body, then ancestor; then smallest path).
 
-Trees are BFS from the root; a link's children are ordered by the stage order of their prims, then
-by the stage order of their joints (a duplicate joint between the same two bodies closes a loop; the
-first authored keeps the tree slot). Joints left out of the tree (excluded ones, undeclared cycles, extra world joints,
-distance joints) become loop constraints; undeclared cycles are reported with the joints' paths.
+A tree takes its joints depth first from the root, each body's joints in prim-path order, as PhysX does
+(measured on ovphysx: in an undeclared cycle the joint that reaches a body already in the tree closes the
+loop; between two bodies joined twice, the smaller path is the tree joint). Links are then numbered breadth
+first, a link's children in the prim-path order of their joints (measured: not the stage order of either).
+Joints left out of the tree (excluded ones, undeclared cycles, extra world joints, distance joints) become
+loop constraints; undeclared cycles are reported with the joints' paths.
 Kinematic bodies cannot be links (PhysX): joints to them are always solved as constraints.
 """
 
@@ -27,6 +29,7 @@ from collections import defaultdict
 
 import networkx as nx
 import numpy as np
+from pxr import Sdf
 
 from ...core.description import ArticulationDesc, BodyDesc, JointDesc
 from ...errors import PhysicsImportError
@@ -40,12 +43,10 @@ class Topology:
         self,
         bodies: dict[str, BodyDesc],
         joints: dict[str, JointDesc],
-        stage_order: dict[str, int],  # bodies and joints
         warnings: list[str],
     ):
         self.bodies = bodies
         self.joints = joints
-        self.order = stage_order
         self.warnings = warnings
         self.links_ok = {p for p, b in bodies.items() if not b.kinematic}
         self.graph = nx.MultiGraph()
@@ -201,17 +202,29 @@ class Topology:
         return min(n for n, e in ecc.items() if e == best)
 
     def _spanning_tree(self, root: str, comp: frozenset):
+        """The tree PhysX builds: joints taken depth first from the root, a body's joints in prim-path order
+        (measured on ovphysx: the joint that reaches an already visited body closes the loop); links then
+        numbered breadth first, a link's children in the prim-path order of their joints."""
+        tree_edges, visited = set(), {root}
+        stack = [iter(sorted(self.graph.edges(root, keys=True), key=_joint_path))]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                continue
+            _, v, key = step
+            if v not in visited:
+                visited.add(v)
+                tree_edges.add(key)
+                stack.append(iter(sorted(self.graph.edges(v, keys=True), key=_joint_path)))
         links, parents, inbound = [root], [-1], []
         index = {root: 0}
-        tree_edges = set()
         queue = [root]
         while queue:
             u = queue.pop(0)
-            edges = sorted(self.graph.edges(u, keys=True), key=self._child_order)
-            for _, v, key in edges:
-                if v in index or key in tree_edges:
+            for _, v, key in sorted(self.graph.edges(u, keys=True), key=_joint_path):
+                if key not in tree_edges or v in index:
                     continue
-                tree_edges.add(key)
                 index[v] = len(links)
                 links.append(v)
                 parents.append(index[u])
@@ -227,13 +240,12 @@ class Topology:
             )
         return links, parents, inbound, cycle
 
-    def _child_order(self, edge) -> tuple:
-        """Children by their prims' stage order, then by their joints' stage order."""
-        _, child, joint = edge
-        return (self.order.get(child, 0), child, self.order.get(joint, 0), joint)
-
     def _constraints_touching(self, comp: frozenset) -> list[str]:
         return [p for p in self.constraint_joints if self.joints[p].body0 in comp or self.joints[p].body1 in comp]
+
+
+def _joint_path(edge) -> Sdf.Path:
+    return Sdf.Path(edge[2])
 
 
 def check_free_body(body: BodyDesc) -> None:
