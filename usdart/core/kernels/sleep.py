@@ -8,10 +8,10 @@ WAKE_TIME / 2 times min(energy / threshold, 2); below it, or while the counter i
 by dt (in float32, as PhysX counts: the step it reaches 0 on is PhysX's). A link with n counted interactions
 (PhysX's cluster factor: the shape pairs its broad phase found this step, after filtering, and the joints
 attached to it; `count_joints`, collide.count_pair) is tested against (1 + n) times the threshold and restarts
-its counter n dt higher. A tree falls asleep when every
-link's counter reached 0 (while one link is awake, no link's counter stays at 0): it makes one more step,
-then sleeps with zero velocities, not stepped until woken. The motion velocity is the one positions moved
-with: PGS's position-iteration velocity, TGS's step average.
+its counter n dt higher. A tree falls asleep when every link's counter reached 0 (while one link is awake, no
+link's counter stays at 0): it makes one more step, then sleeps with zero velocities, not stepped until woken
+(a free rigid body ends that step back at its pose of the step start, as PhysX rolls it back: step.finish_poses).
+The motion velocity is the one positions moved with: PGS's position-iteration velocity, TGS's step average.
 """
 
 from __future__ import annotations
