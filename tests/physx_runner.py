@@ -216,6 +216,28 @@ def run_physx_bodies(
     return {"time": dt * np.arange(1, steps + 1), "pose": P}
 
 
+def run_usdart_bodies(
+    stage_path, dt: float, steps: int, bodies: list[str], solver: str | None = None, targets: dict | None = None
+) -> np.ndarray:
+    """usdart stepped as run_physx_bodies steps PhysX (solver set on the scene unless None; the first step
+    without a target, then row k of each kinematic body's targets before step k): the bodies' poses after
+    every step, (S, B, 7) as [x, y, z, qw, qx, qy, qz]."""
+    import usdart
+
+    scene = usdart.load(str(stage_path))
+    if solver is not None:
+        scene.solver = solver
+    scene.time_step = dt
+    out = np.zeros((steps, len(bodies), 7))
+    for k in range(steps):
+        if k:
+            for name, poses in (targets or {}).items():
+                scene.set_kinematic_target(name, poses[k, :3], poses[k, 3:])
+        scene.step()
+        out[k] = [scene.body_transform(b) for b in bodies]
+    return out
+
+
 def _write_kinematic_target(physx, path: str, pose) -> None:
     """One kinematic body's target for the next step, [x, y, z, qw, qx, qy, qz] (ovphysx wants xyzw)."""
     from ovphysx.types import SimObjectType

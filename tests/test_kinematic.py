@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 from contact_stages import SCENE, collider, contact_stage, dynamic_body
-from physx_runner import run_physx_bodies
+from physx_runner import run_physx_bodies, run_usdart_bodies
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 import usdart
@@ -82,22 +82,6 @@ def platform_path(t, moves=True, turns=True):
 TURN_XFAIL = "PhysX's rows and usdart's part on a kinematic body's turn (TGS joints; PGS corrections of the lag)"
 
 
-def ride(path, solver, steps, bodies, targets=None):
-    """usdart stepped as tests/physx_runner.run_physx_bodies steps PhysX (the first step without a target, then
-    row k of each kinematic body's targets before step k): the bodies' poses after every step, (S, B, 7)."""
-    scene = usdart.load(str(path))
-    scene.solver = solver
-    scene.time_step = 1.0 / RATE
-    out = np.zeros((steps, len(bodies), 7))
-    for k in range(steps):
-        if k:
-            for name, poses in (targets or {}).items():
-                scene.set_kinematic_target(name, poses[k, :3], poses[k, 3:])
-        scene.step()
-        out[k] = [scene.body_transform(b) for b in bodies]
-    return out
-
-
 @pytest.mark.parametrize(
     "solver, mu, x, moves",
     [
@@ -119,7 +103,7 @@ def test_a_box_on_a_moving_kinematic_platform_rides_as_in_physx(tmp_path, solver
     theirs = run_physx_bodies(path, 1.0 / RATE, STEPS, ["/World/rider", "/World/platform"], solver, {
         "/World/platform": targets
     })["pose"]  # fmt: skip
-    ours = ride(path, solver, STEPS, ["/World/rider"], {"/World/platform": targets})[:, 0]
+    ours = run_usdart_bodies(path, 1.0 / RATE, STEPS, ["/World/rider"], solver, {"/World/platform": targets})[:, 0]
     assert np.abs(theirs[1:, 1, :3] - targets[1:, :3]).max() < 1e-6  # PhysX took the targets as written
     assert np.ptp(theirs[:, 0, :2], axis=0).max() > 0.5  # the box went along
     assert np.abs(theirs[:, 0, :3] - ours[:, :3]).max() <= TOL
@@ -173,7 +157,7 @@ def test_a_pendulum_hung_from_a_moving_kinematic_body_swings_as_in_physx(tmp_pat
     path.write_text(SWING.replace("SOLVER", solver))
     targets = platform_path(np.arange(STEPS) / RATE, turns=turns)
     theirs = run_physx_bodies(path, 1.0 / RATE, STEPS, ["/World/bob"], solver, {"/World/platform": targets})
-    ours = ride(path, solver, STEPS, ["/World/bob"], {"/World/platform": targets})[:, 0]
+    ours = run_usdart_bodies(path, 1.0 / RATE, STEPS, ["/World/bob"], solver, {"/World/platform": targets})[:, 0]
     theirs = theirs["pose"][:, 0]
     assert np.ptp(theirs[:, 2]) > 0.1  # it swings
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
@@ -392,7 +376,7 @@ def test_a_conveyor_surface_carries_a_box_as_in_physx(tmp_path, case):
     path = tmp_path / "conveyor.usda"
     path.write_text(text.replace("RIDER", rider))
     theirs = run_physx_bodies(path, 1.0 / RATE, STEPS, ["/World/rider"], "TGS")["pose"][:, 0]
-    ours = ride(path, "TGS", STEPS, ["/World/rider"])[:, 0]
+    ours = run_usdart_bodies(path, 1.0 / RATE, STEPS, ["/World/rider"], "TGS")[:, 0]
     assert np.linalg.norm(theirs[-1, :2] - theirs[0, :2]) > 0.5  # carried
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
 
@@ -414,7 +398,7 @@ def test_nvidias_kinematic_support_sample_as_in_physx():
     targets = {"/World/TargetPlatform": np.array(moving), "/World/CombinedPlatform": np.array(moving)}
     targets["/World/CombinedPlatform"][:, 2] = 16.0
     theirs = run_physx_bodies(source, dt, steps, riders, "TGS", targets)["pose"]
-    ours = ride(source, "TGS", steps, riders, targets)
+    ours = run_usdart_bodies(source, 1.0 / RATE, steps, riders, "TGS", targets)
     error = np.abs(theirs[:, :, :3] - ours[:, :, :3]).max(axis=(0, 2))
     assert error[1] <= TOL and error.max() <= 4e-3
     moved = ours[-1, :, 0] - ours[9, :, 0]

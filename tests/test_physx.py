@@ -31,7 +31,7 @@ except metadata.PackageNotFoundError:
 
 from builders import body, joint, new_stage, root_api  # noqa: E402
 from contact_stages import SCENE  # noqa: E402
-from physx_runner import SOLVERS, force_solver, run_physx, run_physx_bodies  # noqa: E402
+from physx_runner import SOLVERS, force_solver, run_physx, run_physx_bodies, run_usdart_bodies  # noqa: E402
 
 import usdart  # noqa: E402
 from usdart import CacheFlag  # noqa: E402
@@ -677,13 +677,7 @@ HUNG_XFAIL: dict = {}  # (kind, solver) -> why usdart does not match PhysX there
 def both_hung(path, steps: int, rate: int = 60) -> tuple[np.ndarray, np.ndarray]:
     """PhysX's and usdart's poses of /World/box after each of `steps` steps at `rate` Hz: (theirs, ours)."""
     theirs = run_physx_bodies(path, 1.0 / rate, steps, ["/World/box"])["pose"][:, 0]
-    scene = usdart.load(str(path))
-    scene.time_step = 1.0 / rate
-    ours = np.zeros_like(theirs)
-    for k in range(steps):
-        scene.step()
-        ours[k] = scene.body_transform("/World/box")
-    return theirs, ours
+    return theirs, run_usdart_bodies(path, 1.0 / rate, steps, ["/World/box"])[:, 0]
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

@@ -28,7 +28,7 @@ from contact_stages import (  # noqa: E402
     round_collider,
     save,
 )
-from physx_runner import run_physx_bodies  # noqa: E402
+from physx_runner import run_physx_bodies, run_usdart_bodies  # noqa: E402
 
 import usdart  # noqa: E402
 
@@ -39,13 +39,7 @@ DATA = Path(__file__).parent / "data"
 def both(path, rate, steps):
     """(PhysX's, usdart's) poses of /World/body after every step."""
     theirs = run_physx_bodies(path, 1.0 / rate, steps, ["/World/body"])["pose"][:, 0]
-    scene = usdart.load(path)
-    scene.time_step = 1.0 / rate
-    ours = np.zeros_like(theirs)
-    for k in range(steps):
-        scene.step()
-        ours[k] = scene.body_transform("/World/body")
-    return theirs, ours
+    return theirs, run_usdart_bodies(path, 1.0 / rate, steps, ["/World/body"])[:, 0]
 
 
 def drop_stage(tmp_path, solver, shape, kind, z0=0.5, mat=None, name="drop"):
