@@ -44,6 +44,10 @@ import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
 
 SOLVERS = ("PGS", "TGS")
+_EXTRA_KINDS = {  # run_physx's optional reads
+    "projected": "ARTICULATION_DOF_PROJECTED_JOINT_FORCE",
+    "incoming": "ARTICULATION_LINK_INCOMING_JOINT_FORCE",
+}
 _ready = False
 
 
@@ -255,7 +259,13 @@ def _write_kinematic_target(physx, path: str, pose) -> None:
 
 
 def run_physx(
-    stage_path, dt: float, steps: int, solver: str | None = "PGS", articulation: str | None = None, forces=False
+    stage_path,
+    dt: float,
+    steps: int,
+    solver: str | None = "PGS",
+    articulation: str | None = None,
+    forces=False,
+    incoming=False,
 ) -> dict:
     """Step `stage_path` in ovphysx (CPU) `steps` times by `dt`; one articulation's state after every step.
 
@@ -269,14 +279,18 @@ def run_physx(
       dof_names (joint prim path per DOF), links (link prim paths),
       dof_signs (D,) (the factor applied to PhysX's values), solver (as run);
       forces=True adds joint_projected_force (S, D): PhysX's projected joint force per DOF, N m or N, in the
-      DOF's sense (ovphysx recomputes it at each read as inverse dynamics of the step just taken).
+      DOF's sense (ovphysx recomputes it at each read as inverse dynamics of the step just taken);
+      incoming=True adds link_incoming_joint_force (S, L, 6): PhysX's [force; torque] on each link from its
+      inbound joint, in the child joint frame at the step end, as ovphysx gives it (root row 0; the sense of
+      PhysX's tree, parent to child: compare joints authored parent -> child).
     """
     if steps < 1:
         raise ValueError(f"steps must be at least 1, not {steps}")
     with _attached(stage_path, dt, solver) as (physx, path):
         usd, root, by_name = _prims(path, articulation)  # `usd` keeps the prims in by_name alive
         kinds = ("ARTICULATION_DOF_POSITION", "ARTICULATION_DOF_VELOCITY", "ARTICULATION_LINK_POSE")
-        kinds += ("ARTICULATION_DOF_PROJECTED_JOINT_FORCE",) if forces else ()
+        extra = [k for k, wanted in (("projected", forces), ("incoming", incoming)) if wanted]
+        kinds += tuple(_EXTRA_KINDS[k] for k in extra)
         bindings = _bindings(physx, root, kinds)
         try:
             q_b, qd_b, pose_b = bindings[:3]
@@ -285,9 +299,9 @@ def run_physx(
             links = [str(_unique(by_name, n).GetPath()) for n in q_b.body_names]
             joints = [_unique(by_name, n) for n in q_b.dof_names]
             signs = _dof_signs(joints, links)
-            q, qd, pose, *force = (np.zeros(b.shape, np.float32) for b in bindings)
+            q, qd, pose, *buffers = (np.zeros(b.shape, np.float32) for b in bindings)
             Q, QD, P = np.zeros((steps, len(signs))), np.zeros((steps, len(signs))), np.zeros((steps, len(links), 7))
-            F = np.zeros((steps, len(signs)))
+            read = {"projected": np.zeros((steps, len(signs))), "incoming": np.zeros((steps, len(links), 6))}
             for k in range(steps):
                 if k:
                     physx.step_sync(dt)
@@ -295,9 +309,9 @@ def run_physx(
                 qd_b.read(qd)
                 pose_b.read(pose)
                 Q[k], QD[k] = signs * q[0], signs * qd[0]
-                if forces:
-                    bindings[3].read(force[0])
-                    F[k] = signs * force[0][0]
+                for name, binding, buffer in zip(extra, bindings[3:], buffers):
+                    binding.read(buffer)
+                    read[name][k] = signs * buffer[0] if name == "projected" else buffer[0]
                 P[k, :, :3], P[k, :, 3], P[k, :, 4:] = pose[0, :, :3], pose[0, :, 6], pose[0, :, 3:6]
         finally:
             for b in bindings:
@@ -311,5 +325,6 @@ def run_physx(
         "links": links,
         "dof_signs": signs,
         "solver": solver,
-        **({"joint_projected_force": F} if forces else {}),
+        **({"joint_projected_force": read["projected"]} if forces else {}),
+        **({"link_incoming_joint_force": read["incoming"]} if incoming else {}),
     }

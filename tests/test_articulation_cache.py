@@ -288,8 +288,9 @@ def test_physx5_cache_flags_root_accelerations_and_release(ant_free):
 
 def test_incoming_joint_forces_replay_the_last_step_as_pinocchio_does():
     """After a step of the Panda (random state, joint forces), each joint's incoming force equals Pinocchio's
-    transmitted force (RNEA at the state the step started from, with the step's accelerations dv/dt and
-    gravity), in the child joint frame, to 1e-9."""
+    transmitted force (RNEA at the state the step started from, with the step's accelerations dv/dt, gravity
+    and the link forces the step applied: PhysX's link damping), to 1e-9 in world axes: usdart reports it in
+    the child joint frame at the link's pose after the step, Pinocchio in the joint frame it started from."""
     import pinocchio as pin
     from pin_reference import PinTwin
 
@@ -299,20 +300,35 @@ def test_incoming_joint_forces_replay_the_last_step_as_pinocchio_does():
     start.joint_position[:], start.joint_velocity[:] = rng.uniform(-1, 1, (2, panda.dof_count))
     start.joint_force[:] = rng.uniform(-20, 20, panda.dof_count)
     panda.apply_cache(start, CacheFlag.POSITION | CacheFlag.VELOCITY | CacheFlag.FORCE)
+    m = panda.model
+    before = panda.link_transforms()
+    com = before[:, :3] + np.einsum("lij,lj->li", [quat_to_matrix(x[3:]) for x in before], m.com)
     panda.step(1 / 240)
     cache = panda.create_cache()
     panda.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE | CacheFlag.ACCELERATION)
-    m = panda.model
+    wrench = panda._engine.state.wrench_start[0]  # the step's link forces [force; torque about the COM], world
+    assert np.abs(wrench).max() > 1e-3  # the links' damping torques: far above the 1e-9 compared
     twin = PinTwin(m)
     q0 = twin.q(start.joint_position, panda._engine.state.joint_quat_start[0], np.zeros(3), [1, 0, 0, 0])
-    pin.rnea(twin.model, twin.data, q0, twin.to_pin(start.joint_velocity), twin.to_pin(cache.joint_acceleration))
+    pin.forwardKinematics(twin.model, twin.data, q0)
+    fext = [pin.Force.Zero() for _ in range(twin.model.njoints)]
+    for link in range(m.n_links):
+        j = twin._joint_of[link]
+        frame = twin.data.oMi[j]
+        force, torque = wrench[link, :3], wrench[link, 3:] + np.cross(com[link] - frame.translation, wrench[link, :3])
+        fext[j] += pin.Force(frame.rotation.T @ force, frame.rotation.T @ torque)
+    v0, a = twin.to_pin(start.joint_velocity), twin.to_pin(cache.joint_acceleration)
+    pin.rnea(twin.model, twin.data, q0, v0, a, fext)
+    after = panda.link_transforms()
     compared = 0
     for link in range(1, m.n_links):
         if m.dof_start[link + 1] == m.dof_start[link]:
             continue  # a fixed joint: Pinocchio merges the link into its parent's body
         f = twin.data.f[twin._joint_of[link]]
-        np.testing.assert_allclose(cache.link_incoming_joint_force[link, :3], f.linear, atol=1e-9)
-        np.testing.assert_allclose(cache.link_incoming_joint_force[link, 3:], f.angular, atol=1e-9)
+        R_pin = twin.data.oMi[twin._joint_of[link]].rotation
+        R_now = quat_to_matrix(after[link, 3:]) @ m.child_frame_rot[link]
+        np.testing.assert_allclose(R_now @ cache.link_incoming_joint_force[link, :3], R_pin @ f.linear, atol=1e-9)
+        np.testing.assert_allclose(R_now @ cache.link_incoming_joint_force[link, 3:], R_pin @ f.angular, atol=1e-9)
         compared += 1
     assert compared == panda.dof_count
 
@@ -333,9 +349,9 @@ def test_incoming_joint_force_counts_the_link_forces_of_the_step():
     np.testing.assert_allclose(cache.link_incoming_joint_force[link], 0.0, atol=1e-9)
 
 
-def test_incoming_joint_force_counts_the_contacts_of_the_step(tmp_path):
-    """A link hinged at one end and resting on a support under its centre of mass, at rest: the hinge carries
-    the weight less what the support does (without the contact forces it reported the whole weight m g)."""
+def _supported_link(tmp_path, sleeps: bool):
+    """A link hinged at one end and resting on a box support under its centre of mass; an articulation that
+    never sleeps unless `sleeps`. Returns (scene, articulation)."""
     from builders import body, joint, new_stage, root_api
     from contact_stages import collider
 
@@ -345,27 +361,87 @@ def test_incoming_joint_force_counts_the_contacts_of_the_step(tmp_path):
     joint(stage, "/World/arm/anchor", None, "/World/arm/base", kind="fixed", lp0=(0, 0, 1))
     joint(stage, "/World/arm/hinge", "/World/arm/base", "/World/arm/link", axis="Y", lp1=(-1, 0, 0))
     root_api(stage, "/World/arm")
-    arm = stage.GetPrimAtPath("/World/arm")
-    arm.AddAppliedSchema("PhysxArticulationAPI")  # awake: a sleeping articulation makes no contacts
-    arm.CreateAttribute("physxArticulation:sleepThreshold", Sdf.ValueTypeNames.Float).Set(0.0)
+    if not sleeps:
+        arm = stage.GetPrimAtPath("/World/arm")
+        arm.AddAppliedSchema("PhysxArticulationAPI")
+        arm.CreateAttribute("physxArticulation:sleepThreshold", Sdf.ValueTypeNames.Float).Set(0.0)
     collider(stage, "/World/arm/link/box", "box", 0.2)
     collider(stage, "/World/support", "box", 0.2, pos=(1, 0, 0.8))  # its top at the link box's bottom
     path = str(tmp_path / "supported.usda")
     stage.GetRootLayer().Export(path)
     scene = usdart.load(path)
-    scene.step(120)
-    arm = scene.articulations[0]
-    cache = arm.create_cache()
-    arm.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE | CacheFlag.VELOCITY)
-    assert abs(cache.joint_velocity[0]) < 1e-6  # at rest on the support
+    return scene, scene.articulations[0]
+
+
+def _hinge_and_support(scene, arm, cache) -> tuple[np.ndarray, np.ndarray]:
+    """The hinge's incoming force and the support's force on the link, world axes, of the last step."""
+    arm.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE)
     contacts = scene.contacts(0)
     on_a = contacts.normal_impulse[:, None] * contacts.normal + contacts.friction_impulse  # on each pair's side A
     sign = np.where(np.array(contacts.body0) == "/World/arm/link", 1.0, -1.0)
     support = (sign[:, None] * on_a).sum(axis=0) / scene.time_step
-    assert support[2] > 4.0  # the support carries most of it
     R = quat_to_matrix(arm.link_transforms()[1, 3:]) @ arm.model.child_frame_rot[1]
-    hinge = R @ cache.link_incoming_joint_force[1, :3]  # world axes
+    return R @ cache.link_incoming_joint_force[1, :3], support
+
+
+def test_incoming_joint_force_counts_the_contacts_of_the_step(tmp_path):
+    """The supported link at rest: the hinge carries the weight less what the support does (without the
+    contact forces it reported the whole weight m g)."""
+    scene, arm = _supported_link(tmp_path, sleeps=False)
+    scene.step(120)
+    cache = arm.create_cache()
+    arm.copy_internal_state_to_cache(cache, CacheFlag.VELOCITY)
+    assert abs(cache.joint_velocity[0]) < 1e-6  # at rest on the support
+    hinge, support = _hinge_and_support(scene, arm, cache)
+    assert support[2] > 4.0  # the support carries most of it
     np.testing.assert_allclose(hinge + support, [0.0, 0.0, 9.81], atol=1e-6)
+
+
+def test_a_sleeping_articulation_keeps_the_incoming_joint_forces_of_its_last_step(tmp_path):
+    """The supported link falls asleep. While it sleeps, its incoming joint force stays what its last step
+    gave (PhysX's stay frozen too: measured on ovphysx, from the step the articulation sleeps on), hinge plus
+    support still equal to its weight. (Before, a sleeping articulation's replay had no contacts, and its
+    hinge carried the whole weight.)"""
+    scene, arm = _supported_link(tmp_path, sleeps=True)
+    cache = arm.create_cache()
+    for _ in range(600):
+        scene.step()
+        if arm.asleep():
+            break
+    assert arm.asleep()
+    hinge, support = _hinge_and_support(scene, arm, cache)  # the step it fell asleep on made contacts
+    np.testing.assert_allclose(hinge + support, [0.0, 0.0, 9.81], atol=1e-4)
+    assert support[2] > 4.0
+    scene.step(30)
+    assert arm.asleep() and len(scene.contacts(0).normal_impulse) == 0  # a sleeping body makes no contacts
+    arm.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE)
+    R = quat_to_matrix(arm.link_transforms()[1, 3:]) @ arm.model.child_frame_rot[1]
+    np.testing.assert_array_equal(R @ cache.link_incoming_joint_force[1, :3], hinge)
+
+
+def test_incoming_joint_force_leaves_out_the_gravity_a_link_does_not_feel(tmp_path):
+    """A link with gravity switched off (physxRigidBody:disableGravity) held horizontal at rest on its
+    hinge: nothing acts on it, so its hinge carries nothing (the step's link forces, which cancel its
+    gravity, are part of the replay; before, the replay gave it its weight m g)."""
+    from builders import body, joint, new_stage, root_api
+
+    stage = new_stage()
+    body(stage, "/World/arm/base", pos=(0, 0, 1))
+    link = body(stage, "/World/arm/link", pos=(1, 0, 1), mass=3.0)
+    link.AddAppliedSchema("PhysxRigidBodyAPI")
+    link.CreateAttribute("physxRigidBody:disableGravity", Sdf.ValueTypeNames.Bool).Set(True)
+    joint(stage, "/World/arm/anchor", None, "/World/arm/base", kind="fixed", lp0=(0, 0, 1))
+    joint(stage, "/World/arm/hinge", "/World/arm/base", "/World/arm/link", axis="Y", lp1=(-1, 0, 0))
+    root_api(stage, "/World/arm")
+    path = str(tmp_path / "weightless.usda")
+    stage.GetRootLayer().Export(path)
+    scene = usdart.load(path)
+    arm = scene.articulations[0]
+    scene.step(10)
+    cache = arm.create_cache()
+    arm.copy_internal_state_to_cache(cache, CacheFlag.LINK_INCOMING_JOINT_FORCE | CacheFlag.POSITION)
+    assert cache.joint_position[0] == 0.0  # it did not fall
+    np.testing.assert_allclose(cache.link_incoming_joint_force[1], 0.0, atol=1e-12)
 
 
 def test_incoming_joint_force_counts_the_loop_joints_of_the_step(tmp_path):

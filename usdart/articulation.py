@@ -7,7 +7,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .cache import ArticulationCache, CacheFlag
-from .contact_report import link_contact_forces
 from .core import layout as L
 from .core.articulation_model import ArticulationModel, build_articulation_model, structure_key
 from .core.description import AXIS_ORDER, ArticulationDesc
@@ -377,7 +376,7 @@ class Articulation(InverseDynamicsMixin):
             if CacheFlag.LINK_ACCELERATION in flags:
                 cache.link_acceleration[:] = finite_result(acceleration, self.root_link, "link accelerations")
             if CacheFlag.LINK_INCOMING_JOINT_FORCE in flags:
-                self._incoming_joint_forces(cache, cache.link_incoming_joint_force)
+                self._incoming_joint_forces(cache, world, cache.link_incoming_joint_force)
                 finite_result(cache.link_incoming_joint_force, self.root_link, "incoming joint forces")
 
     def _solver_forces(self, world: int, out: np.ndarray) -> None:
@@ -407,22 +406,24 @@ class Articulation(InverseDynamicsMixin):
 
     def _last_step(self, cache: ArticulationCache, world: int) -> np.ndarray:
         """The last step's dynamics, replayed by RNEA in the cache's scratch scene from what the step recorded
-        (State.*_start): the state it started from, where its dynamics were evaluated, its accelerations
-        (dv/dt) and the link forces it applied, contacts' (usdart.contact_report.link_contact_forces) and joint
-        rows' (loop joints, joints to other bodies or the world: `_joint_row_forces`) included, with gravity.
-        Returns the links' COM accelerations (classical, world axes); leaves the joints' transmitted forces in
-        the scratch workspace and the step-start poses in the scratch state. Before a world's first step (or
-        after its reset): the current state held still."""
+        (State.*_start, State.link_impulse): the state it started from, where its dynamics were evaluated, its
+        accelerations (dv/dt), the link forces it applied (user forces, gravity switched off, damping, velocity
+        limits) and the impulses its contact and joint rows put on the links, with gravity. A sleeping
+        articulation keeps its last awake step's (so do PhysX's incoming joint forces). Returns the links' COM
+        accelerations (classical, world axes); leaves the joints' transmitted forces in the scratch workspace
+        and the step-start poses in the scratch state. Before a world's first step (or after its reset): the
+        current state held still."""
         m, e, t = self.model, self._engine, self._tree
         l0, l1, d0, d1 = (int(x) for x in e.model.trees.tree[t, :4])
         src, dst = e.state, cache._tree_state
+        wrench = cache._control.link_wrench[0]
         if e.stepped[world]:
             dst.q[0], dst.qd[0] = src.q_start[world, d0:d1], src.qd_start[world, d0:d1]
             dst.joint_quat[0] = src.joint_quat_start[world, l0:l1]
             dst.root_pos[0], dst.root_quat[0] = src.root_pos_start[world, t], src.root_quat_start[world, t]
             dst.root_vel[0] = src.root_vel_start[world, t]
             dst.qdd[0], dst.root_acc[0] = src.qdd[world, d0:d1], src.root_acc[world, t]
-            cache._control.link_wrench[0] = src.wrench_start[world, l0:l1]
+            wrench[:] = src.wrench_start[world, l0:l1]
         else:
             dst.q[0], dst.qd[0], dst.joint_quat[0] = (
                 src.q[world, d0:d1],
@@ -431,57 +432,36 @@ class Articulation(InverseDynamicsMixin):
             )
             dst.root_pos[0], dst.root_quat[0] = src.root_pos[world, t], src.root_quat[world, t]
             dst.root_vel[0] = src.root_vel[world, t]
-            dst.qdd[0], dst.root_acc[0], cache._control.link_wrench[0] = 0.0, 0.0, 0.0
+            dst.qdd[0], dst.root_acc[0], wrench[:] = 0.0, 0.0, 0.0
         acceleration = np.zeros((m.n_links, 6))
         link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
-        if not (e.stepped[world] and e.last_dt > 0.0):
+        impulse = src.link_impulse[world, l0:l1]
+        if not (e.stepped[world] and e.last_dt > 0.0 and np.any(impulse)):
             return acceleration
-        rot, pos = dst.link_rot[0], dst.link_pos[0]  # the step start's, from the pass above
-        force, moment = link_contact_forces(e, world, l0, l1, e.last_dt)
-        joint_force, joint_moment = self._joint_row_forces(world, rot, pos, e.last_dt)
-        force, moment = force + joint_force, moment + joint_moment
-        if np.any(force) or np.any(moment):
-            com = pos + np.einsum("lij,lj->li", rot, m.com)
-            wrench = cache._control.link_wrench[0]
-            wrench[:, :3] += force
-            wrench[:, 3:] += moment - np.cross(com, force)  # about each COM
-            link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
+        rot = dst.link_rot[0]  # the step start's, from the pass above
+        force, moment = impulse[:, :3] / e.last_dt, impulse[:, 3:] / e.last_dt  # moment about each link origin
+        wrench[:, :3] += force
+        wrench[:, 3:] += moment - np.cross(np.einsum("lij,lj->li", rot, m.com), force)  # about each COM
+        link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
         return acceleration
 
-    def _joint_row_forces(self, world: int, rot: np.ndarray, pos: np.ndarray, dt: float) -> tuple:
-        """The forces (n_links, 3) and their moments about the world origin (n_links, 3) that the last step's
-        joint rows put on this articulation's links: each row's impulse over dt along the linear and angular
-        axes it combines (RV_ANCHOR_AXIS, RV_TURN_AXIS), at its joint's anchor on the link; rot, pos: the
-        links' step-start poses (this articulation's order)."""
-        e, c = self._engine, self._engine.model.couplings
-        l0, l1 = (int(x) for x in e.model.trees.tree[self._tree, :2])
-        force, moment = np.zeros((l1 - l0, 3)), np.zeros((l1 - l0, 3))
-        values = e.work.row_value[world]
-        for r in np.flatnonzero(c.row[:, L.R_KIND] == L.ROW_JOINT):
-            j, impulse = int(c.row[r, L.R_ID]), values[r, L.RV_LAMBDA]
-            along = impulse / dt * values[r, L.RV_ANCHOR_AXIS : L.RV_ANCHOR_AXIS + 3]
-            about = impulse / dt * values[r, L.RV_TURN_AXIS : L.RV_TURN_AXIS + 3]
-            for side, sign in ((0, -1.0), (1, 1.0)):  # the row holds body1's side to body0's
-                link = int(c.joint_link[j, side])
-                if l0 <= link < l1:
-                    k = link - l0
-                    anchor = pos[k] + rot[k] @ c.joint_frame[j, side, :3, 3]
-                    force[k] += sign * along
-                    moment[k] += sign * (np.cross(anchor, along) + about)
-        return force, moment
-
-    def _incoming_joint_forces(self, cache: ArticulationCache, out: np.ndarray) -> None:
+    def _incoming_joint_forces(self, cache: ArticulationCache, world: int, out: np.ndarray) -> None:
         """The scratch workspace's transmitted forces (world, about the origin; `_last_step`) as [force; torque]
-        about each joint's origin in its child joint frame, at the step-start pose."""
-        m, st = self.model, cache._tree_state
-        force_all = cache._work.force[0]
+        about the joint, where the step applied them (its step-start position), in the child joint frame at
+        the link's current pose, as PhysX reports them: the link transforms read after the step turn them
+        into world axes. (PhysX's CPU articulation also takes the torque about the joint's current position,
+        which reads a torque a free hinge cannot carry while it turns: the README's "differences".)"""
+        m, start = self.model, cache._tree_state
+        l0 = int(self._engine.model.trees.tree[self._tree, L.T_LINK0])
+        rot_now = self._engine.state.link_rot[world, l0 : l0 + m.n_links]
+        transmitted = cache._work.force[0]
         out[0] = 0.0
         for i in range(1, m.n_links):
-            R = st.link_rot[0, i] @ m.child_frame_rot[i]
-            x = st.link_pos[0, i] + st.link_rot[0, i] @ m.child_frame_pos[i]
-            torque, force = force_all[i, :3], force_all[i, 3:]
+            torque, force = transmitted[i, :3], transmitted[i, 3:]
+            joint = start.link_pos[0, i] + start.link_rot[0, i] @ m.child_frame_pos[i]
+            R = rot_now[i] @ m.child_frame_rot[i]
             out[i, :3] = R.T @ force
-            out[i, 3:] = R.T @ (torque - np.cross(x, force))
+            out[i, 3:] = R.T @ (torque - np.cross(joint, force))
 
     def apply_cache(self, cache: ArticulationCache, flags: CacheFlag = CacheFlag.ALL, world: int = 0) -> None:
         """Write the selected parts of the cache into the articulation; positions and root transform

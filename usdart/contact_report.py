@@ -53,25 +53,6 @@ def contact_impulses(engine: Engine, world: int) -> tuple[np.ndarray, np.ndarray
     return work.contact_pair[world, :n], work.contact[world, :n], normal_impulse, friction_impulse
 
 
-def link_contact_forces(engine: Engine, world: int, l0: int, l1: int, dt: float) -> tuple[np.ndarray, np.ndarray]:
-    """The forces the last step's contacts put on links l0..l1-1 (scene indices) of a world: (links' forces
-    (l1 - l0, 3) and the points they act at, as force-weighted sums: torque = sum of point x force is
-    (l1 - l0, 3) `moments` about the world origin). Friction is taken at its contact point (the solver applies
-    it at its patch's anchors, at most the friction offset threshold away)."""
-    pair, geometry, normal_impulse, friction_impulse = contact_impulses(engine, world)
-    shape_link = engine.model.shapes.shape[:, L.S_LINK]
-    force, moment = np.zeros((l1 - l0, 3)), np.zeros((l1 - l0, 3))
-    for k in range(len(pair)):
-        on_a = normal_impulse[k] * geometry[k, L.CG_NORMAL : L.CG_NORMAL + 3] + friction_impulse[k]
-        point = geometry[k, L.CG_POINT : L.CG_POINT + 3]
-        for shape, sign in ((pair[k, 0], 1.0), (pair[k, 1], -1.0)):
-            link = int(shape_link[shape])
-            if l0 <= link < l1:
-                force[link - l0] += sign * on_a / dt
-                moment[link - l0] += np.cross(point, sign * on_a / dt)
-    return force, moment
-
-
 def contact_report(engine: Engine, colliders: list[ColliderDesc], world: int) -> Contacts:
     """The last step's contacts of a world; colliders: the model's shapes' (usdart.core.shapes.shape_colliders)."""
     pair, geometry, normal_impulse, friction_impulse = contact_impulses(engine, world)

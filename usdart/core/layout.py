@@ -212,7 +212,8 @@ CONTACT_ROW_COLUMNS = 8  # CR_SLOT: a friction row's patch in work.patch_key / p
 # frictions, the anchor's share of the patch's friction, the row's softness (an impulse removes this part of
 # its velocity error), the patch's minimum normal impulse for friction (friction rows: the anchor's drift
 # at the step start in CV_SEPARATION, the surfaces' velocity in CV_TARGET), whether the anchor slid in the
-# last pass, the row's direction (world)
+# last pass, the row's direction (world), the points it acts at on sides A and B (world, at the step start:
+# a normal row's contact point on both, a friction row's anchor copies)
 (
     CV_LAMBDA,
     CV_RESPONSE,
@@ -229,7 +230,8 @@ CONTACT_ROW_COLUMNS = 8  # CR_SLOT: a friction row's patch in work.patch_key / p
     CV_BROKEN,
     CV_DIRECTION,
 ) = range(14)
-CONTACT_VALUE_COLUMNS = 16  # CV_DIRECTION: the row's direction in world (3)
+CV_POINT_A, CV_POINT_B = CV_DIRECTION + 3, CV_DIRECTION + 6  # (3 each)
+CONTACT_VALUE_COLUMNS = CV_POINT_B + 3
 # friction patches kept between steps (PhysX's "strong friction"): work.patch_key (W, P, 2) int64 [shape
 # pair key + 1 (0: empty), step last used], work.patch (W, P, 15): anchor count, broken in its last pass,
 # the normal in A's frame, then per anchor its position in A's frame and in B's (the link frames; world for

@@ -31,15 +31,20 @@ class State(NamedTuple):
     link_rot: np.ndarray  # (W, n_links, 3, 3)
     link_wake: np.ndarray  # (W, n_links) each link's wake counter (s; usdart.core.kernels.sleep)
     sleep_filter: np.ndarray  # (W, n_links, 6) each link's sleep filter: summed [v_com; omega in its axes]
-    # the last step's start (read only): the state its dynamics were evaluated at and the link forces it applied
-    # (the incoming joint forces and link accelerations of Articulation.copy_internal_state_to_cache)
+    # the last step of each tree (read only; a sleeping tree keeps its last awake step's, as PhysX keeps its
+    # incoming joint forces): the state its dynamics were evaluated at, the link forces it applied and the
+    # impulses its constraint rows put on the links (the incoming joint forces and link accelerations of
+    # Articulation.copy_internal_state_to_cache)
     q_start: np.ndarray  # (W, n_dofs)
     qd_start: np.ndarray  # (W, n_dofs)
     joint_quat_start: np.ndarray  # (W, n_links, 4)
     root_pos_start: np.ndarray  # (W, n_trees, 3)
     root_quat_start: np.ndarray  # (W, n_trees, 4)
     root_vel_start: np.ndarray  # (W, n_trees, 6)
-    wrench_start: np.ndarray  # (W, n_links, 6)
+    wrench_start: np.ndarray  # (W, n_links, 6) [force; torque] at the COMs: user forces, gravity switched off,
+    # link damping and velocity limits (applied.applied_wrenches)
+    link_impulse: np.ndarray  # (W, n_links, 6) contact and joint rows' [impulse; angular impulse about the link
+    # frame's origin], world, at the step-start poses (record_link_impulses)
 
 
 class Control(NamedTuple):
@@ -176,6 +181,7 @@ def zeros_state(model: Model, worlds: int) -> State:
         np.zeros((worlds, nt, 3)),
         root_quat.copy(),
         np.zeros((worlds, nt, 6)),
+        np.zeros((worlds, n, 6)),
         np.zeros((worlds, n, 6)),
     )
 

@@ -67,6 +67,8 @@ from ..layout import (
     CV_MAX_IMPULSE,
     CV_MAX_PUSH,
     CV_MIN_NORMAL,
+    CV_POINT_A,
+    CV_POINT_B,
     CV_RATE,
     CV_RESPONSE,
     CV_SEPARATION,
@@ -423,6 +425,7 @@ def fill_contacts(
                 return first
             count[CC_ROWS] = r + 1
             v = cval[r]
+            set_points(v, x, y, z, x, y, z)
             v[CV_RESPONSE] += pair_cfm
             vn = row_rate(tree, crow, storage, r, vel)
             pen = g[CG_SEPARATION] - rest
@@ -489,6 +492,7 @@ def fill_contacts(
                 count[CC_ROWS] = r + 1
                 crow[r, CR_SLOT] = slot
                 v = cval[r]
+                set_points(v, pa[0], pa[1], pa[2], pb[0], pb[1], pb[2])
                 v[CV_RESPONSE] += pair_cfm
                 v[CV_STATIC_FRICTION], v[CV_DYNAMIC_FRICTION] = mu_s, mu_d
                 v[CV_SHARE] = 1.0 / n_anchors
@@ -502,6 +506,41 @@ def fill_contacts(
                 v[CV_TARGET] = d0 * (sb0 - sa0) + d1 * (sb1 - sa1) + d2 * (sb2 - sa2)
         k = end
     return first
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def set_points(v, ax, ay, az, bx, by, bz):
+    """A row's points of action on sides A and B (CV_POINT_A, CV_POINT_B)."""
+    v[CV_POINT_A], v[CV_POINT_A + 1], v[CV_POINT_A + 2] = ax, ay, az
+    v[CV_POINT_B], v[CV_POINT_B + 1], v[CV_POINT_B + 2] = bx, by, bz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def contact_link_impulses(shape, contact_pair, crow, cval, r0, r1, pos, out):
+    """out[link] += what contact rows r0..r1 applied to each side's link over the step: [impulse; angular
+    impulse about the link frame's origin (pos: the step-start origins)], world. Side A takes +lambda d at
+    its point, side B -lambda d at its own (a friction anchor's two copies)."""
+    for r in range(r0, r1):
+        v = cval[r]
+        lam = v[CV_LAMBDA]
+        if lam == 0.0:
+            continue
+        pair = contact_pair[crow[r, CR_CONTACT]]
+        for side in range(2):
+            link = shape[pair[side], S_LINK]
+            if link < 0:
+                continue
+            scale = lam if side == 0 else -lam
+            o = CV_POINT_A if side == 0 else CV_POINT_B
+            fx, fy, fz = scale * v[CV_DIRECTION], scale * v[CV_DIRECTION + 1], scale * v[CV_DIRECTION + 2]
+            rx, ry, rz = v[o] - pos[link, 0], v[o + 1] - pos[link, 1], v[o + 2] - pos[link, 2]
+            row = out[link]
+            row[0] += fx
+            row[1] += fy
+            row[2] += fz
+            row[3] += ry * fz - rz * fy
+            row[4] += rz * fx - rx * fz
+            row[5] += rx * fy - ry * fx
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

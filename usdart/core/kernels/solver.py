@@ -491,6 +491,36 @@ def fill_rows(
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def joint_link_impulses(couplings, r0, r1, row_value, rot, out):
+    """out[link] += what the joint rows among r0..r1 applied to their links over the step: [impulse; angular
+    impulse about the link frame's origin], world, each row's impulse along the linear and angular axes it
+    combines (RV_ANCHOR_AXIS, RV_TURN_AXIS) at its joint's anchor on the link (rot: the step-start link
+    orientations). The row holds body1's side to body0's: side 1 takes +, side 0 -."""
+    row, joint_link, joint_frame = couplings.row, couplings.joint_link, couplings.joint_frame
+    for r in range(r0, r1):
+        if row[r, R_KIND] != ROW_JOINT or row_value[r, RV_LAMBDA] == 0.0:
+            continue
+        j, lam = row[r, R_ID], row_value[r, RV_LAMBDA]
+        for side in range(2):
+            link = joint_link[j, side]
+            if link < 0:
+                continue
+            scale = lam if side == 1 else -lam
+            R, f, v = rot[link], joint_frame[j, side], row_value[r]
+            rx = R[0, 0] * f[0, 3] + R[0, 1] * f[1, 3] + R[0, 2] * f[2, 3]
+            ry = R[1, 0] * f[0, 3] + R[1, 1] * f[1, 3] + R[1, 2] * f[2, 3]
+            rz = R[2, 0] * f[0, 3] + R[2, 1] * f[1, 3] + R[2, 2] * f[2, 3]
+            fx, fy, fz = scale * v[RV_ANCHOR_AXIS], scale * v[RV_ANCHOR_AXIS + 1], scale * v[RV_ANCHOR_AXIS + 2]
+            o = out[link]
+            o[0] += fx
+            o[1] += fy
+            o[2] += fz
+            o[3] += ry * fz - rz * fy + scale * v[RV_TURN_AXIS]
+            o[4] += rz * fx - rx * fz + scale * v[RV_TURN_AXIS + 1]
+            o[5] += rx * fy - ry * fx + scale * v[RV_TURN_AXIS + 2]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sweep(
     trees,
     dofs,

@@ -59,7 +59,7 @@ from ..layout import (
 )
 from .aba import aba
 from .collide import NarrowRoom, find_contacts
-from .contacts import fill_contacts, mark_broken, pgs_friction_pass
+from .contacts import contact_link_impulses, fill_contacts, mark_broken, pgs_friction_pass
 from .groups import group_pass, solver_groups
 from .integrate import integrate_positions
 from .kinematic import at_target, infinite_mass, reach_target, target_velocity
@@ -68,7 +68,7 @@ from .momentum import aim_momentum, keep_momentum
 from .rows import LIMIT_ERP
 from .sleep import count_joints, falls_asleep, motion_velocities, pushed, wake_links
 from .smooth import external_velocity_change, unconstrained_velocity
-from .solver import CONVERGED, PGS_JOINT_ERP, fill_rows, joint_substep, sweep, tgs_bias, tgs_sweep
+from .solver import CONVERGED, PGS_JOINT_ERP, fill_rows, joint_link_impulses, joint_substep, sweep, tgs_bias, tgs_sweep
 
 CONTACT_SOFTNESS = 0.8  # PhysX's contact softness: PGS's, and TGS's cap (min(0.8, 2 / sqrt N))
 
@@ -321,8 +321,9 @@ def keep(m, ctl, st, ws, w, t, dt):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def begin_tree(m, st, ctl, ws, w, t, dt):
-    """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H), after recording the state
-    it starts from and the link forces it applies (State.*_start). The helpers that take the whole records
+    """Unconstrained velocity of tree t into ws.gvel (the factor of M' into ws.H); records the state it starts
+    from and the link forces it applies (State.*_start) and clears its links' State.link_impulse (the step's
+    rows add theirs in record_link_impulses). The helpers that take the whole records
     are inlined into the two world steps: written once, compiled in place."""
     trees, lk, dofs = m.trees, m.links, m.dofs
     tr = trees.tree
@@ -342,8 +343,9 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
         st.root_quat_start[w],
         st.root_vel_start[w],
     )
-    copy_link_rows(tr, t, ctl.link_wrench[w], st.wrench_start[w])
+    clear_link_rows(tr, t, st.link_impulse[w])  # (record_link_impulses adds the step's)
     if tr[t, T_KINEMATIC] != 0:
+        clear_link_rows(tr, t, st.wrench_start[w])
         begin_kinematic(m, st, ctl, ws, w, t, dt)
         return
     settings = ctl.tree_settings[t]
@@ -391,6 +393,7 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
         ws.gvel[w],
         ws.gvel_start[w],
     )
+    copy_link_rows(tr, t, ws.wrench[w], st.wrench_start[w])
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -664,6 +667,23 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def record_link_impulses(m, st, ws, w, root):
+    """State.link_impulse += what the solver group's joint and contact rows applied to each link over the
+    step (after the solve, the link poses still the step start's)."""
+    island, nxt = m.trees.island, ws.group_next[w]
+    k = root
+    while k >= 0:
+        joint_link_impulses(
+            m.couplings, island[k, I_ROW0], island[k, I_ROW1], ws.row_value[w], st.link_rot[w], st.link_impulse[w]
+        )
+        k = nxt[k]
+    contact_link_impulses(
+        m.shapes.shape, ws.contact_pair[w], ws.contact_row[w], ws.contact_value[w], ws.group_rows[w, 0],
+        ws.group_rows[w, 1], st.link_pos[w], st.link_impulse[w],
+    )  # fmt: skip
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def finish_velocities(m, st, ctl, ws, w, t, dt, may_sleep):
     """Final velocities and accelerations of tree t; when its sleep check will run (end_poses: it may
     sleep, has a threshold, and is not about to sleep already), its links' motion velocities of the step
@@ -871,6 +891,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
             tgs(m, st, ctl, ws, w, root, n, n_velocity, dt)
         else:
             pgs(m, ctl, ws, w, root, n, n_velocity, dt)
+        record_link_impulses(m, st, ws, w, root)
         k = root
         while k >= 0:
             e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
@@ -916,6 +937,14 @@ def copy_link_rows(tr, t, source, target):
     for i in range(tr[t, T_LINK0], tr[t, T_LINK1]):
         for a in range(6):
             target[i, a] = source[i, a]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def clear_link_rows(tr, t, target):
+    """target[i] = 0 for tree t's links (rows of 6)."""
+    for i in range(tr[t, T_LINK0], tr[t, T_LINK1]):
+        for a in range(6):
+            target[i, a] = 0.0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -1149,6 +1178,7 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             k = nxt[k]
         fill_group_contacts(m, st, ws, w, root, dt, dt, CONTACT_SOFTNESS, False)
         pgs(m, ctl, ws, w, root, n, n_velocity, dt)
+        record_link_impulses(m, st, ws, w, root)
         k = root
         while k >= 0:
             e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
