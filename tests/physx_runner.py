@@ -47,6 +47,7 @@ SOLVERS = ("PGS", "TGS")
 _EXTRA_KINDS = {  # run_physx's optional reads
     "projected": "ARTICULATION_DOF_PROJECTED_JOINT_FORCE",
     "incoming": "ARTICULATION_LINK_INCOMING_JOINT_FORCE",
+    "acceleration": "ARTICULATION_LINK_ACCELERATION",
 }
 _ready = False
 
@@ -266,6 +267,7 @@ def run_physx(
     articulation: str | None = None,
     forces=False,
     incoming=False,
+    accelerations=False,
 ) -> dict:
     """Step `stage_path` in ovphysx (CPU) `steps` times by `dt`; one articulation's state after every step.
 
@@ -282,14 +284,17 @@ def run_physx(
       DOF's sense (ovphysx recomputes it at each read as inverse dynamics of the step just taken);
       incoming=True adds link_incoming_joint_force (S, L, 6): PhysX's [force; torque] on each link from its
       inbound joint, in the child joint frame at the step end, as ovphysx gives it (root row 0; the sense of
-      PhysX's tree, parent to child: compare joints authored parent -> child).
+      PhysX's tree, parent to child: compare joints authored parent -> child);
+      accelerations=True adds link_acceleration (S, L, 6): each link's [linear; angular] acceleration over
+      the step, world axes, at its centre of mass.
     """
     if steps < 1:
         raise ValueError(f"steps must be at least 1, not {steps}")
     with _attached(stage_path, dt, solver) as (physx, path):
         usd, root, by_name = _prims(path, articulation)  # `usd` keeps the prims in by_name alive
         kinds = ("ARTICULATION_DOF_POSITION", "ARTICULATION_DOF_VELOCITY", "ARTICULATION_LINK_POSE")
-        extra = [k for k, wanted in (("projected", forces), ("incoming", incoming)) if wanted]
+        wanted = {"projected": forces, "incoming": incoming, "acceleration": accelerations}
+        extra = [k for k, on in wanted.items() if on]
         kinds += tuple(_EXTRA_KINDS[k] for k in extra)
         bindings = _bindings(physx, root, kinds)
         try:
@@ -301,7 +306,7 @@ def run_physx(
             signs = _dof_signs(joints, links)
             q, qd, pose, *buffers = (np.zeros(b.shape, np.float32) for b in bindings)
             Q, QD, P = np.zeros((steps, len(signs))), np.zeros((steps, len(signs))), np.zeros((steps, len(links), 7))
-            read = {"projected": np.zeros((steps, len(signs))), "incoming": np.zeros((steps, len(links), 6))}
+            read = {k: np.zeros((steps, len(signs)) if k == "projected" else (steps, len(links), 6)) for k in extra}
             for k in range(steps):
                 if k:
                     physx.step_sync(dt)
@@ -327,4 +332,5 @@ def run_physx(
         "solver": solver,
         **({"joint_projected_force": read["projected"]} if forces else {}),
         **({"link_incoming_joint_force": read["incoming"]} if incoming else {}),
+        **({"link_acceleration": read["acceleration"]} if accelerations else {}),
     }
