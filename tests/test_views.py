@@ -103,6 +103,27 @@ def test_batched_matrices_equal_per_articulation_ones_bit_for_bit(scene):
     assert masses.shape == (WORLDS, 1, 6 + 8, 6 + 8)  # the ant: root terms first (PhysX 5)
 
 
+def test_the_replayed_last_step_equals_per_articulation_caches_bit_for_bit(scene):
+    """Link accelerations and incoming joint forces replay the last step for every chosen world in one kernel
+    call per robot (usdart.last_step): equal to the articulations' own cache reads, all worlds or a subset."""
+    scene.step(2)
+    for pattern in ("/World/panda_*", "/World/ant*"):
+        view = scene.view(pattern)
+        accelerations, forces = view.read("link_accelerations"), view.read("link_incoming_joint_forces")
+        subset = view.read("link_incoming_joint_forces", articulations=[view.count - 1], worlds=[40, 5])
+        assert np.abs(forces).max() > 0.1  # the Pandas hold their links up; the falling ant's legs swing
+        for a, art in enumerate(view.articulations):
+            cache = art.create_cache()
+            for w in (0, 5, 40, 63):
+                art.copy_internal_state_to_cache(
+                    cache, CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE, world=w
+                )
+                assert np.array_equal(accelerations[w, a], cache.link_acceleration)
+                assert np.array_equal(forces[w, a], cache.link_incoming_joint_force)
+                if a == view.count - 1 and w in (40, 5):
+                    assert np.array_equal(subset[[40, 5].index(w), 0], cache.link_incoming_joint_force)
+
+
 def test_a_bad_batch_is_refused_whole_naming_the_robot_and_world(scene):
     pandas = scene.view("/World/panda_*")
     before = pandas.read("dof_positions")

@@ -17,6 +17,7 @@ from .core.model import build_model
 from .core.state import set_initial_state, sync_spherical_positions, sync_spherical_quaternions, tree_view
 from .errors import SimulationDiverged, UsdartError
 from .inverse_dynamics import InverseDynamicsMixin, finite_result
+from .last_step import Scratch, replay
 from .values import finite_vector, unit_quaternion
 
 # cache parts that read the articulation's state (the rest are controls: forces, targets)
@@ -372,12 +373,14 @@ class Articulation(InverseDynamicsMixin):
             )
             cache.link_velocity[:] = finite_result(velocity_all[l0 : l0 + m.n_links], self.root_link, "link velocities")
         if flags & (CacheFlag.LINK_ACCELERATION | CacheFlag.LINK_INCOMING_JOINT_FORCE):  # of the last step
-            acceleration = self._last_step(cache, world)
+            scratch = Scratch(cache._box, cache._state, cache._control, cache._work)
+            acceleration, incoming = replay(
+                self._engine, self._tree, np.array([world]), scratch, m.child_frame_pos, m.child_frame_rot
+            )
             if CacheFlag.LINK_ACCELERATION in flags:
-                cache.link_acceleration[:] = finite_result(acceleration, self.root_link, "link accelerations")
+                cache.link_acceleration[:] = finite_result(acceleration[0], self.root_link, "link accelerations")
             if CacheFlag.LINK_INCOMING_JOINT_FORCE in flags:
-                self._incoming_joint_forces(cache, world, cache.link_incoming_joint_force)
-                finite_result(cache.link_incoming_joint_force, self.root_link, "incoming joint forces")
+                cache.link_incoming_joint_force[:] = finite_result(incoming[0], self.root_link, "incoming joint forces")
 
     def _solver_forces(self, world: int, out: np.ndarray) -> None:
         """out[kind]: the solver's force along each DOF over the last step, by kind (JOINT_FORCE_KINDS)."""
@@ -403,65 +406,6 @@ class Articulation(InverseDynamicsMixin):
             return parts[0]
         self._solver_forces(world, parts)
         return parts.sum(axis=0) + self.control.joint_force[world]
-
-    def _last_step(self, cache: ArticulationCache, world: int) -> np.ndarray:
-        """The last step's dynamics, replayed by RNEA in the cache's scratch scene from what the step recorded
-        (State.*_start, State.link_impulse): the state it started from, where its dynamics were evaluated, its
-        accelerations (dv/dt), the link forces it applied (user forces, gravity switched off, damping, velocity
-        limits) and the impulses its contact and joint rows put on the links, with gravity. A sleeping
-        articulation keeps its last awake step's (so do PhysX's incoming joint forces). Returns the links' COM
-        accelerations (classical, world axes); leaves the joints' transmitted forces in the scratch workspace
-        and the step-start poses in the scratch state. Before a world's first step (or after its reset): the
-        current state held still."""
-        m, e, t = self.model, self._engine, self._tree
-        l0, l1, d0, d1 = (int(x) for x in e.model.trees.tree[t, :4])
-        src, dst = e.state, cache._tree_state
-        wrench = cache._control.link_wrench[0]
-        if e.stepped[world]:
-            dst.q[0], dst.qd[0] = src.q_start[world, d0:d1], src.qd_start[world, d0:d1]
-            dst.joint_quat[0] = src.joint_quat_start[world, l0:l1]
-            dst.root_pos[0], dst.root_quat[0] = src.root_pos_start[world, t], src.root_quat_start[world, t]
-            dst.root_vel[0] = src.root_vel_start[world, t]
-            dst.qdd[0], dst.root_acc[0] = src.qdd[world, d0:d1], src.root_acc[world, t]
-            wrench[:] = src.wrench_start[world, l0:l1]
-        else:
-            dst.q[0], dst.qd[0], dst.joint_quat[0] = (
-                src.q[world, d0:d1],
-                src.qd[world, d0:d1],
-                src.joint_quat[world, l0:l1],
-            )
-            dst.root_pos[0], dst.root_quat[0] = src.root_pos[world, t], src.root_quat[world, t]
-            dst.root_vel[0] = src.root_vel[world, t]
-            dst.qdd[0], dst.root_acc[0], wrench[:] = 0.0, 0.0, 0.0
-        acceleration = np.zeros((m.n_links, 6))
-        link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
-        impulse = src.link_impulse[world, l0:l1]
-        if not (e.stepped[world] and e.last_dt > 0.0 and np.any(impulse)):
-            return acceleration
-        rot = dst.link_rot[0]  # the step start's, from the pass above
-        force, moment = impulse[:, :3] / e.last_dt, impulse[:, 3:] / e.last_dt  # moment about each link origin
-        wrench[:, :3] += force
-        wrench[:, 3:] += moment - np.cross(np.einsum("lij,lj->li", rot, m.com), force)  # about each COM
-        link_motion(cache._box, 0, 0, np.zeros(m.n_root + m.n_dofs), np.zeros((m.n_links, 6)), acceleration)
-        return acceleration
-
-    def _incoming_joint_forces(self, cache: ArticulationCache, world: int, out: np.ndarray) -> None:
-        """The scratch workspace's transmitted forces (world, about the origin; `_last_step`) as [force; torque]
-        about the joint, where the step applied them (its step-start position), in the child joint frame at
-        the link's current pose, as PhysX reports them: the link transforms read after the step turn them
-        into world axes. (PhysX's CPU articulation also takes the torque about the joint's current position,
-        which reads a torque a free hinge cannot carry while it turns: the README's "differences".)"""
-        m, start = self.model, cache._tree_state
-        l0 = int(self._engine.model.trees.tree[self._tree, L.T_LINK0])
-        rot_now = self._engine.state.link_rot[world, l0 : l0 + m.n_links]
-        transmitted = cache._work.force[0]
-        out[0] = 0.0
-        for i in range(1, m.n_links):
-            torque, force = transmitted[i, :3], transmitted[i, 3:]
-            joint = start.link_pos[0, i] + start.link_rot[0, i] @ m.child_frame_pos[i]
-            R = rot_now[i] @ m.child_frame_rot[i]
-            out[i, :3] = R.T @ force
-            out[i, 3:] = R.T @ (torque - np.cross(joint, force))
 
     def apply_cache(self, cache: ArticulationCache, flags: CacheFlag = CacheFlag.ALL, world: int = 0) -> None:
         """Write the selected parts of the cache into the articulation; positions and root transform

@@ -8,9 +8,9 @@ give, to the bit; writes act from the next step.
 
 The cost is per batch, not per robot: state fields are gathered from and scattered into the scene's arrays
 with one index per field, and the matrices are computed for all worlds of an articulation with one
-kernel call per thread on the view's own scratch scene (the scene's state is never touched by them). Fields that
-replay the last step (solver forces, link velocities, accelerations, incoming joint forces) go through an
-articulation cache per robot and world.
+kernel call per thread on the view's own scratch scene (the scene's state is never touched by them); so are
+the fields that replay the last step (link accelerations, incoming joint forces: usdart.last_step). Solver
+forces and link velocities go through an articulation cache per robot and world.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .core.kernels.box import box
 from .core.model import batch_model
 from .core.state import sync_spherical_positions, sync_spherical_quaternions, workspace, zeros_control, zeros_state
 from .errors import UsdartError
+from .last_step import Scratch, replay
 from .values import all_finite, quaternion_norms
 
 # name -> (cache attributes, flag, writable)
@@ -47,6 +48,8 @@ _FIELDS = {
 }
 FIELDS = tuple(_FIELDS)
 
+# fields of the last step replayed for every chosen world at once (usdart.last_step): name -> its part of the replay
+_REPLAYED = {"link_accelerations": 0, "link_incoming_joint_forces": 1}
 # fields that are a slice of the scene's arrays: name -> (record, per-DOF or per-tree array(s))
 _DOF_ARRAYS = {
     "dof_positions": ("state", "q"),
@@ -132,6 +135,8 @@ class ArticulationView:
             return np.concatenate([e.state.root_pos[at], e.state.root_quat[at]], axis=-1)
         if name == "root_velocities":
             return e.state.root_vel[np.ix_(worlds, self._trees[arts])]
+        if name in _REPLAYED:
+            return self._replayed(name, arts, worlds)
         rows = []
         for w in worlds:
             row = []
@@ -141,6 +146,23 @@ class ArticulationView:
                 row.append(np.concatenate([np.atleast_1d(getattr(cache, n)) for n in attributes], axis=-1))
             rows.append(row)
         return np.array(rows)
+
+    def _replayed(self, name: str, arts: list[int], worlds: list[int]) -> np.ndarray:
+        """A field of the last step (usdart.last_step), one kernel call per articulation for all chosen worlds."""
+        out = np.zeros((len(worlds), len(arts), self._model.n_links, 6))
+        for j, a in enumerate(arts):
+            b, state, control = self._scratch_scene(a)
+            m = self.articulations[a].model
+            parts = replay(
+                self._engine,
+                int(self._trees[a]),
+                np.array(worlds, dtype=np.int64),
+                Scratch(b, state, control, self._scratch[3]),
+                m.child_frame_pos,
+                m.child_frame_rot,
+            )
+            out[:, j] = self._finite(parts[_REPLAYED[name]], a, worlds, name.replace("_", " "))
+        return out
 
     def write(self, name: str, values, articulations=None, worlds=None) -> None:
         """Set one of the writable `FIELDS` for the chosen articulations and worlds from `values`, shaped
@@ -270,15 +292,19 @@ class ArticulationView:
             result[:] = 0.0
             g = m.gravity if gravity else np.zeros(3)
             self._engine.over_worlds(entry.tree_dynamics, b, self.worlds, 0, kind, g, result)
-            if not all_finite(result):
-                w = int(np.argwhere(~np.isfinite(result.reshape(self.worlds, -1)))[0, 0])
-                raise UsdartError(
-                    f"{self.paths[a]} (world {w}): the {what} came out non-finite from a finite state (an "
-                    "overflow: check for absurd link masses, inertias, gravity, forces or velocities)"
-                )
-            out[:, j] = result
+            out[:, j] = self._finite(result, a, range(self.worlds), what)
         out = out.reshape(self.worlds, len(arts), *shape[1:]) if kind == entry.TREE_INVERSE_DYNAMICS else out
         return out if len(worlds) == self.worlds else out[worlds]
+
+    def _finite(self, values: np.ndarray, a: int, worlds, what: str) -> np.ndarray:
+        """`values` (one row per world of `worlds`) when all finite, else an error naming the robot and world."""
+        if all_finite(values):
+            return values
+        w = list(worlds)[int(np.argwhere(~np.isfinite(values.reshape(len(values), -1)))[0, 0])]
+        raise UsdartError(
+            f"{self.paths[a]} (world {w}): the {what} came out non-finite from a finite state (an overflow: check "
+            "for absurd link masses, inertias, gravity, forces or velocities)"
+        )
 
     def jacobians(self, articulations=None, worlds=None) -> np.ndarray:
         """Dense link Jacobians (Articulation.compute_dense_jacobian), (worlds, articulations, rows, cols)."""

@@ -43,8 +43,8 @@ class State(NamedTuple):
     root_vel_start: np.ndarray  # (W, n_trees, 6)
     wrench_start: np.ndarray  # (W, n_links, 6) [force; torque] at the COMs: user forces, gravity switched off,
     # link damping and velocity limits (applied.applied_wrenches)
-    link_impulse: np.ndarray  # (W, n_links, 6) contact and joint rows' [impulse; angular impulse about the link
-    # frame's origin], world, at the step-start poses (record_link_impulses)
+    link_impulse: np.ndarray  # (W, n_links, 6) contact and joint rows' [impulse; angular impulse about the COM],
+    # world, at the step-start poses (step.record_link_impulses)
 
 
 class Control(NamedTuple):

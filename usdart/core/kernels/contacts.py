@@ -104,7 +104,7 @@ from ..layout import (
     T_V1,
 )
 from .jacobian import point_jacobian
-from .kinematics import root_com
+from .kinematics import com_position, root_com
 from .rows import apply, rate
 from .solver import link_cfm
 from .tree_factor import solve
@@ -516,10 +516,10 @@ def set_points(v, ax, ay, az, bx, by, bz):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def contact_link_impulses(shape, contact_pair, crow, cval, r0, r1, pos, out):
+def contact_link_impulses(shape, contact_pair, crow, cval, r0, r1, link_vec, rot, pos, out):
     """out[link] += what contact rows r0..r1 applied to each side's link over the step: [impulse; angular
-    impulse about the link frame's origin (pos: the step-start origins)], world. Side A takes +lambda d at
-    its point, side B -lambda d at its own (a friction anchor's two copies)."""
+    impulse about the link's centre of mass (rot, pos: the step-start poses)], world. Side A takes +lambda d
+    at its point, side B -lambda d at its own (a friction anchor's two copies)."""
     for r in range(r0, r1):
         v = cval[r]
         lam = v[CV_LAMBDA]
@@ -532,8 +532,9 @@ def contact_link_impulses(shape, contact_pair, crow, cval, r0, r1, pos, out):
                 continue
             scale = lam if side == 0 else -lam
             o = CV_POINT_A if side == 0 else CV_POINT_B
+            cx, cy, cz = com_position(link_vec, rot, pos, link)
             fx, fy, fz = scale * v[CV_DIRECTION], scale * v[CV_DIRECTION + 1], scale * v[CV_DIRECTION + 2]
-            rx, ry, rz = v[o] - pos[link, 0], v[o + 1] - pos[link, 1], v[o + 2] - pos[link, 2]
+            rx, ry, rz = v[o] - cx, v[o + 1] - cy, v[o + 2] - cz
             row = out[link]
             row[0] += fx
             row[1] += fy

@@ -476,7 +476,14 @@ def _joint_solver_forces(tree, row, dof, row_value, jac, t, dt, out):
 
 # ---- one tree's algorithm for a block of worlds ----------------------------------------------------------------
 # what `tree_dynamics` computes (its `kind`)
-TREE_JACOBIANS, TREE_MASS_MATRIX, TREE_MASS_MATRIX_ARMATURE, TREE_INVERSE_DYNAMICS, TREE_FORWARD_DYNAMICS = range(5)
+(
+    TREE_JACOBIANS,
+    TREE_MASS_MATRIX,
+    TREE_MASS_MATRIX_ARMATURE,
+    TREE_INVERSE_DYNAMICS,
+    TREE_FORWARD_DYNAMICS,
+    TREE_LINK_ACCELERATIONS,
+) = range(6)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -484,8 +491,11 @@ def tree_dynamics(b, w0, w1, t, kind, gravity, out):
     """Tree t's `kind` in worlds w0..w1-1, each at its own state, into out[w] (a vector result in out[w, 0]):
     link Jacobians at the COMs; the mass matrix without or with armature; inverse dynamics at the state's
     accelerations (qdd, root_acc) with the control's link forces; forward dynamics under the control's joint
-    forces (armature included), link forces and `gravity`. Releases the GIL: threads share the worlds (one
-    serial kernel for every batch size and every kind, so a view compiles one function, not one per kind)."""
+    forces (armature included), link forces and `gravity`; the links' COM accelerations (n_links, 6) at the
+    state's accelerations with the control's link forces and the model's gravity, the transmitted joint forces
+    left in the workspace (_link_motion; its velocities go to the scratch's ws.wrench, which no kind reads).
+    Releases the GIL: threads share the worlds (one serial kernel for every batch size and every kind, so a
+    view compiles one function, not one per kind)."""
     bm, st, ctl, ws = borrow(b)
     for w in range(w0, w1):
         m = world_model(bm, w)
@@ -495,5 +505,7 @@ def tree_dynamics(b, w0, w1, t, kind, gravity, out):
             _mass_matrix(m, st, ws, w, t, kind == TREE_MASS_MATRIX_ARMATURE, out[w])
         elif kind == TREE_INVERSE_DYNAMICS:
             _rnea(m, st, ws, w, t, st.qdd[w], st.root_acc[w, t], 1.0, ctl.link_wrench[w], gravity, 1.0, out[w, 0])
-        else:
+        elif kind == TREE_FORWARD_DYNAMICS:
             _forward_dynamics(m, st, ws, w, t, ctl.joint_force[w], ctl.link_wrench[w], gravity, out[w, 0])
+        else:
+            _link_motion(m, st, ctl, ws, t, w, ws.gen[w], ws.wrench[w], out[w])

@@ -491,9 +491,9 @@ def fill_rows(
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def joint_link_impulses(couplings, r0, r1, row_value, rot, out):
+def joint_link_impulses(couplings, r0, r1, row_value, link_vec, rot, out):
     """out[link] += what the joint rows among r0..r1 applied to their links over the step: [impulse; angular
-    impulse about the link frame's origin], world, each row's impulse along the linear and angular axes it
+    impulse about the link's centre of mass], world, each row's impulse along the linear and angular axes it
     combines (RV_ANCHOR_AXIS, RV_TURN_AXIS) at its joint's anchor on the link (rot: the step-start link
     orientations). The row holds body1's side to body0's: side 1 takes +, side 0 -."""
     row, joint_link, joint_frame = couplings.row, couplings.joint_link, couplings.joint_frame
@@ -506,10 +506,11 @@ def joint_link_impulses(couplings, r0, r1, row_value, rot, out):
             if link < 0:
                 continue
             scale = lam if side == 1 else -lam
-            R, f, v = rot[link], joint_frame[j, side], row_value[r]
-            rx = R[0, 0] * f[0, 3] + R[0, 1] * f[1, 3] + R[0, 2] * f[2, 3]
-            ry = R[1, 0] * f[0, 3] + R[1, 1] * f[1, 3] + R[1, 2] * f[2, 3]
-            rz = R[2, 0] * f[0, 3] + R[2, 1] * f[1, 3] + R[2, 2] * f[2, 3]
+            R, f, v, c = rot[link], joint_frame[j, side], row_value[r], link_vec[link, COM]
+            x, y, z = f[0, 3] - c[0], f[1, 3] - c[1], f[2, 3] - c[2]  # the anchor from the COM, link axes
+            rx = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z
+            ry = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z
+            rz = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z
             fx, fy, fz = scale * v[RV_ANCHOR_AXIS], scale * v[RV_ANCHOR_AXIS + 1], scale * v[RV_ANCHOR_AXIS + 2]
             o = out[link]
             o[0] += fx

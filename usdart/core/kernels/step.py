@@ -674,12 +674,18 @@ def record_link_impulses(m, st, ws, w, root):
     k = root
     while k >= 0:
         joint_link_impulses(
-            m.couplings, island[k, I_ROW0], island[k, I_ROW1], ws.row_value[w], st.link_rot[w], st.link_impulse[w]
+            m.couplings,
+            island[k, I_ROW0],
+            island[k, I_ROW1],
+            ws.row_value[w],
+            m.links.link_vec,
+            st.link_rot[w],
+            st.link_impulse[w],
         )
         k = nxt[k]
     contact_link_impulses(
         m.shapes.shape, ws.contact_pair[w], ws.contact_row[w], ws.contact_value[w], ws.group_rows[w, 0],
-        ws.group_rows[w, 1], st.link_pos[w], st.link_impulse[w],
+        ws.group_rows[w, 1], m.links.link_vec, st.link_rot[w], st.link_pos[w], st.link_impulse[w],
     )  # fmt: skip
 
 
