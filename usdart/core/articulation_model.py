@@ -348,11 +348,27 @@ def _spatial_tendons(desc: ArticulationDesc, link_index: dict) -> dict:
     )
 
 
+CONSTRAINT_AXES = ("transX", "transY", "transZ", "rotX", "rotY", "rotZ")  # a constraint joint's axes, in order
+
+
 def locked_axes(joint) -> list[bool]:
     """Constrained axes of a loop-closing joint, [x, y, z, rotX, rotY, rotZ] of its joint frame."""
     free = {d.axis for d in joint.dofs}
-    order = ("transX", "transY", "transZ", "rotX", "rotY", "rotZ")
-    return [axis not in free for axis in order]
+    return [axis not in free for axis in CONSTRAINT_AXES]
+
+
+def axis_limits(joint) -> np.ndarray:
+    """(6, 2) [lower, upper] of the limited free axes a joint outside the trees holds by rows ([x, y, z, rotX,
+    rotY, rotZ] of its joint frame; +-inf: none), as PhysX's D6 joint limits them: each free linear axis
+    along body0's joint axis, and the angle about a rotation axis when it is the joint's only free rotation
+    (PhysX's twist limit). Limits on several free rotations (PhysX's swing cones and pyramids) are not built."""
+    out = np.full((6, 2), np.inf)
+    out[:, 0] = -np.inf
+    rotations = sum(1 for d in joint.dofs if d.angular)
+    for d in joint.dofs:
+        if d.limited and (not d.angular or rotations == 1):
+            out[CONSTRAINT_AXES.index(d.axis)] = d.lower, d.upper
+    return out
 
 
 _STRUCTURES: dict[tuple, tuple] = {}

@@ -70,17 +70,37 @@ DP_AXIS, DP_MOTION = 0, 3
 DOF_PAR_COLUMNS = 25
 
 # constraint rows (model.row (n_rows, 8) int64), in the order the solver visits them
-ROW_DRIVE, ROW_FRICTION, ROW_LIMIT, ROW_VELOCITY_LIMIT, ROW_SPATIAL_TENDON, ROW_FIXED_TENDON, ROW_MIMIC, ROW_JOINT = (
-    range(8)
+(
+    ROW_DRIVE,
+    ROW_FRICTION,
+    ROW_LIMIT,
+    ROW_VELOCITY_LIMIT,
+    ROW_SPATIAL_TENDON,
+    ROW_FIXED_TENDON,
+    ROW_MIMIC,
+    ROW_JOINT,
+    ROW_JOINT_LIMIT,
+) = range(9)
+ROW_KIND_NAMES = (
+    "drive",
+    "friction",
+    "limit",
+    "velocity limit",
+    "spatial tendon",
+    "fixed tendon",
+    "mimic",
+    "joint",
+    "joint limit",
 )
-ROW_KIND_NAMES = ("drive", "friction", "limit", "velocity limit", "spatial tendon", "fixed tendon", "mimic", "joint")
+# ROW_JOINT_LIMIT: one side of a limited free axis of a joint outside the trees, just before the joint's
+# ROW_JOINT rows; R_AXIS: the axis ([x, y, z, rotX, rotY, rotZ] of the joint frame), + 6 for the upper side
 # the joint solver forces' split (usdart.core.kernels.entry.joint_solver_forces): the DOF rows by kind, then the
 # joint-space couplings (mimic joints, fixed tendons); spatial tendons and joint rows act on links, not along DOFs
 JOINT_FORCE_KINDS = ("drive", "friction", "limit", "velocity limit", "coupling")
 JF_COUPLING = 4
 R_KIND, R_ID, R_AXIS, R_TREE0, R_TREE1, R_RESPONSE0, R_RESPONSE1, R_JACOBIAN = range(8)
 ROW_COLUMNS = 8
-# work.row_value (W, n_rows, 11) float: per step (TGS: a drive's gains on the displacement its DOF made since
+# work.row_value (W, n_rows, 12) float: per step (TGS: a drive's gains on the displacement its DOF made since
 # the step start and on the time elapsed, usdart.core.kernels.rows.fill_drive; DOF rows: RV_CFM, PhysX's
 # constraint-force mixing of the DOF's two links)
 (
@@ -95,8 +115,9 @@ ROW_COLUMNS = 8
     RV_DISPLACEMENT_GAIN,
     RV_TIME_GAIN,
     RV_CFM,
-) = range(11)
-ROW_VALUE_COLUMNS = 11
+    RV_KEEP_BIAS,
+) = range(12)
+ROW_VALUE_COLUMNS = 12
 # joint rows (TGS): the row's combination of its joint's locked linear axes (3 columns: world axis, as the
 # rows are made independent) and the part of its error change the step-start Jacobian misses (the anchors'
 # exact motion since the step start minus their linearised motion, along that axis; set every substep)
@@ -104,6 +125,8 @@ RV_ANCHOR_AXIS, RV_ANCHOR_CURVE = RV_C0, RV_C3
 # joint rows: the row's combination of its joint's locked angular axes (3 columns: world axis); with
 # RV_ANCHOR_AXIS they turn the rows' impulses into the force and torque the joint puts on its links
 RV_TURN_AXIS = RV_DISPLACEMENT_GAIN
+# RV_KEEP_BIAS, joint limit rows: 1 when the limit was not reached at the step start (PhysX's eKEEPBIAS: its
+# bias stays on in the velocity iterations), else 0
 # joint rows: the largest correction speed the row's position error may ask for (PhysX's TGS caps it per row:
 # 0.75 rad / dt angular, 15 m / dt linear between rigid bodies, 1.5 m / dt on articulation links; PGS: inf)
 RV_MAX_BIAS = RV_LAMBDA2

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import layout as L
-from .articulation_model import ArticulationModel
+from .articulation_model import ArticulationModel, axis_limits
 from .frames import pose_matrix
 from .shapes import Shapes, no_shapes
 
@@ -62,6 +62,7 @@ class Couplings(NamedTuple):
     joint_link: np.ndarray  # (n_joints, 2) int64: global link of body0 / body1 side, -1 for the world
     joint_frame: np.ndarray  # (n_joints, 2, 4, 4): joint frame in that link's frame (or the world)
     joint_sides: np.ndarray  # (n_joints,) int64: which sides move (usdart.core.kernels.couplings)
+    joint_limit: np.ndarray  # (n_joints, 6, 2): [lower, upper] of each free axis its ROW_JOINT_LIMIT rows hold
 
 
 class Model(NamedTuple):
@@ -87,6 +88,7 @@ class ConstraintJoint:
     locked: np.ndarray  # (6,) bool: [x, y, z, rotX, rotY, rotZ] of the joint frame
     side0: tuple[int, int]
     side1: tuple[int, int]
+    limits: np.ndarray | None = None  # (6, 2) [lower, upper] of its limited free axes (articulation_model.axis_limits)
 
 
 def _islands(n_trees: int, joints: list[ConstraintJoint]) -> list[list[int]]:
@@ -236,6 +238,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
         ),
         joint_frame=np.array([[j.frame0, j.frame1] for j in joints], float).reshape(len(joints), 2, 4, 4),
         joint_sides=np.array(joint_sides, np.int64),
+        joint_limit=np.array([_limits(j) for j in joints], float).reshape(len(joints), 6, 2),
     )
     return Model(
         Trees(tree, island, island_trees, v_parent, v_h, v_dof),
@@ -306,6 +309,15 @@ def closed_trees(model: Model) -> np.ndarray:
     return closed
 
 
+def _limits(joint: ConstraintJoint) -> np.ndarray:
+    """A constraint joint's (6, 2) free-axis limits; +-inf where it has none."""
+    if joint.limits is not None:
+        return joint.limits
+    out = np.full((6, 2), np.inf)
+    out[:, 0] = -np.inf
+    return out
+
+
 def _global(side, link_start) -> int:
     t, local = side
     return -1 if t < 0 else int(link_start[t] + local)
@@ -321,9 +333,15 @@ def _internal_joints(trees: list[ArticulationModel]) -> list[ConstraintJoint]:
 
 
 def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
-    """A ConstraintJoint from an imported JointDesc."""
+    """A ConstraintJoint from an imported JointDesc, with the limits of its free axes."""
     return ConstraintJoint(
-        desc.path, pose_matrix(desc.frame0), pose_matrix(desc.frame1), np.asarray(locked, bool), side0, side1
+        desc.path,
+        pose_matrix(desc.frame0),
+        pose_matrix(desc.frame1),
+        np.asarray(locked, bool),
+        side0,
+        side1,
+        axis_limits(desc),
     )
 
 
@@ -362,6 +380,22 @@ def _row_table(trees, tree, joints, islands, dof_start):
         t1 = j.side1[0] if sides == 1 else -1
         nv0 = int(tree[t0, L.T_V1] - tree[t0, L.T_V0])
         nv1 = int(tree[t1, L.T_V1] - tree[t1, L.T_V0]) if t1 >= 0 else 0
+        limits = _limits(j)
+        for axis in (3, 4, 5, 0, 1, 2):  # its limits, then its locked axes
+            for side in range(2):
+                if np.isfinite(limits[axis, side]):
+                    rows.append(
+                        [
+                            L.ROW_JOINT_LIMIT,
+                            e,
+                            axis + 6 * side,
+                            t0,
+                            t1,
+                            take("resp", nv0),
+                            take("resp", nv1) if t1 >= 0 else -1,
+                            take("jac", nv0 + nv1),
+                        ]
+                    )
         for axis in (3, 4, 5, 0, 1, 2):  # PhysX solves a joint's angular rows before its linear ones
             if j.locked[axis]:
                 rows.append(

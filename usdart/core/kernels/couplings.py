@@ -26,6 +26,7 @@ from ..layout import (
     RV_C2,
     RV_C3,
     RV_ERROR,
+    RV_KEEP_BIAS,
     RV_LAMBDA,
     RV_LAMBDA2,
     RV_MAX_BIAS,
@@ -230,33 +231,41 @@ def orthogonalize_joint(row, row_value, first, last, nv, nvb, jac, resp):
     combined alike. The rows still lock the same motions, but an impulse on one no longer disturbs the
     others, so Gauss-Seidel holds a welded or hinged body in one sweep instead of letting it sag."""
     for k in range(first, last + 1):
-        rk, jk, ak, bk = row_value[k], row[k, R_JACOBIAN], row[k, R_RESPONSE0], row[k, R_RESPONSE1]
-        for j in range(first, k):
-            rj, jj, aj, bj = row_value[j], row[j, R_JACOBIAN], row[j, R_RESPONSE0], row[j, R_RESPONSE1]
-            if rj[RV_RESPONSE] <= TINY_RESPONSE:
-                continue
-            dot = 0.0
-            for a in range(nv):
-                dot += jac[jk + a] * resp[aj + a]
-            for b in range(nvb):
-                dot += jac[jk + nv + b] * resp[bj + b]
-            c = dot / rj[RV_RESPONSE]
-            for a in range(nv + nvb):
-                jac[jk + a] -= c * jac[jj + a]
-            for a in range(nv):
-                resp[ak + a] -= c * resp[aj + a]
-            for b in range(nvb):
-                resp[bk + b] -= c * resp[bj + b]
-            rk[RV_ERROR] -= c * rj[RV_ERROR]
-            for a in range(3):
-                rk[RV_ANCHOR_AXIS + a] -= c * rj[RV_ANCHOR_AXIS + a]
-                rk[RV_TURN_AXIS + a] -= c * rj[RV_TURN_AXIS + a]
-        response = 0.0
+        orthogonalize_row(row, row_value, k, first, k - 1, nv, nvb, jac, resp)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def orthogonalize_row(row, row_value, k, first, last, nv, nvb, jac, resp):
+    """Row k minus its components along rows first..last (already independent; orthogonalize_joint), its
+    Jacobian, responses, error and link-force axes alike, and its response recomputed. PhysX makes a joint's
+    limit rows so against its equality rows (preprocessRows), so a limit's impulse leaves the locked axes be."""
+    rk, jk, ak, bk = row_value[k], row[k, R_JACOBIAN], row[k, R_RESPONSE0], row[k, R_RESPONSE1]
+    for j in range(first, last + 1):
+        rj, jj, aj, bj = row_value[j], row[j, R_JACOBIAN], row[j, R_RESPONSE0], row[j, R_RESPONSE1]
+        if rj[RV_RESPONSE] <= TINY_RESPONSE:
+            continue
+        dot = 0.0
         for a in range(nv):
-            response += jac[jk + a] * resp[ak + a]
+            dot += jac[jk + a] * resp[aj + a]
         for b in range(nvb):
-            response += jac[jk + nv + b] * resp[bk + b]
-        rk[RV_RESPONSE] = response
+            dot += jac[jk + nv + b] * resp[bj + b]
+        c = dot / rj[RV_RESPONSE]
+        for a in range(nv + nvb):
+            jac[jk + a] -= c * jac[jj + a]
+        for a in range(nv):
+            resp[ak + a] -= c * resp[aj + a]
+        for b in range(nvb):
+            resp[bk + b] -= c * resp[bj + b]
+        rk[RV_ERROR] -= c * rj[RV_ERROR]
+        for a in range(3):
+            rk[RV_ANCHOR_AXIS + a] -= c * rj[RV_ANCHOR_AXIS + a]
+            rk[RV_TURN_AXIS + a] -= c * rj[RV_TURN_AXIS + a]
+    response = 0.0
+    for a in range(nv):
+        response += jac[jk + a] * resp[ak + a]
+    for b in range(nvb):
+        response += jac[jk + nv + b] * resp[bk + b]
+    rk[RV_RESPONSE] = response
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -300,6 +309,71 @@ def relative_quaternion(A, B, out):
     out[0], out[1], out[2], out[3] = w * norm, x * norm, y * norm, z * norm
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def joint_jacobian(angular, n0, n1, n2, pj, sides, nv0, nv1, jac, joff, rv):
+    """A joint row along world direction n (angular: the sides' relative turn about it; else their frame
+    origins' relative motion along it), from the point Jacobians pj (rows 0-5: A's side, 6-11: B's side),
+    in blocks by `sides` (fill_joint_axis); the row's linear and angular axes for its link forces."""
+    base = 3 if angular else 0
+    for col in range(nv0):
+        ja = n0 * pj[base, col] + n1 * pj[base + 1, col] + n2 * pj[base + 2, col]
+        jb = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
+        jac[joff + col] = jb - ja if sides == 0 else (jb if sides == 3 else -ja)
+    for col in range(nv1 if sides == 1 else 0):
+        jac[joff + nv0 + col] = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
+    linear = 0.0 if angular else 1.0
+    rv[RV_ANCHOR_AXIS], rv[RV_ANCHOR_AXIS + 1], rv[RV_ANCHOR_AXIS + 2] = linear * n0, linear * n1, linear * n2
+    turn = 1.0 - linear
+    rv[RV_TURN_AXIS], rv[RV_TURN_AXIS + 1], rv[RV_TURN_AXIS + 2] = turn * n0, turn * n1, turn * n2
+    rv[RV_ANCHOR_CURVE] = 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def fill_joint_limit(code, frames, rel, pj, sides, nv0, nv1, jac, joff, limits, rv):
+    """One side of a limited free axis (code: the axis, [x, y, z, rotX, rotY, rotZ] of the joint frame, + 6
+    for the upper side), as PhysX's D6 joint limits it: a linear axis by B's origin along A's axis, a
+    rotation by the angle of the turn from A to B about it (PhysX's twist, 2 atan2(v_a, w) with w >= 0),
+    its row about B's axis. The error is the distance to the limit (>= 0 while within it), J its rate."""
+    A, B = frames[0], frames[1]
+    axis, upper = code % 6, code >= 6
+    a = axis % 3
+    if axis >= 3:
+        w, v = rel[0], rel[1 + a]
+        if w < 0.0:
+            w, v = -w, -v
+        value = 2.0 * math.atan2(v, w)
+        n0, n1, n2 = B[0, a], B[1, a], B[2, a]
+    else:
+        n0, n1, n2 = A[0, a], A[1, a], A[2, a]
+        value = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3])
+    sign = -1.0 if upper else 1.0
+    joint_jacobian(axis >= 3, sign * n0, sign * n1, sign * n2, pj, sides, nv0, nv1, jac, joff, rv)
+    rv[RV_ERROR] = limits[axis, 1] - value if upper else value - limits[axis, 0]
+    rv[RV_KEEP_BIAS] = 1.0 if rv[RV_ERROR] > 0.0 else 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def solve_joint_limit(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb):
+    """A limit side as PhysX's hard D6 limit row: the accumulated impulse stays >= 0 (it only pushes away
+    from the limit), the bias lets the axis approach by at most the distance left (erp times the error over
+    h; the speed it pushes back with is capped by RV_MAX_BIAS), and a limit not reached at the step start
+    keeps that bias in the velocity iterations (PhysX's eKEEPBIAS), one reached drops it. moved (and
+    RV_ANCHOR_CURVE): as solve_joint_axis's."""
+    r = rv[RV_RESPONSE]
+    if r <= TINY_RESPONSE:
+        return 0.0
+    error = rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]
+    keep = rv[RV_KEEP_BIAS] != 0.0
+    bias = 0.0 if velocity_iteration and not keep else max(erp * error / h, -rv[RV_MAX_BIAS])
+    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
+    total = max(rv[RV_LAMBDA] - (bias + current) / r, 0.0)
+    impulse = total - rv[RV_LAMBDA]
+    rv[RV_LAMBDA] = total
+    apply(gvel, v0a, nva, resp, offa, impulse)
+    apply(gvel, v0b, nvb, resp, offb, impulse)
+    return abs(impulse) * r
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
     """One locked axis of a joint whose frames (world; A on body0's side, B on body1's), relative quaternion
@@ -312,7 +386,6 @@ def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
     then +J_B at joff + nv0); 2: only A moves (-J_A); 3: only B moves (+J_B)."""
     A, B = frames[0], frames[1]
     a = axis % 3
-    base = 0 if axis < 3 else 3
     n0, n1, n2 = A[0, a], A[1, a], A[2, a]
     if axis >= 3:  # the row's direction: A (w e_a + v x e_a) / 2
         w, x, y, z = rel[0], rel[1], rel[2], rel[3]
@@ -320,17 +393,7 @@ def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
         n0 = 0.5 * (A[0, 0] * l0 + A[0, 1] * l1 + A[0, 2] * l2)
         n1 = 0.5 * (A[1, 0] * l0 + A[1, 1] * l1 + A[1, 2] * l2)
         n2 = 0.5 * (A[2, 0] * l0 + A[2, 1] * l1 + A[2, 2] * l2)
-    for col in range(nv0):
-        ja = n0 * pj[base, col] + n1 * pj[base + 1, col] + n2 * pj[base + 2, col]
-        jb = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
-        jac[joff + col] = jb - ja if sides == 0 else (jb if sides == 3 else -ja)
-    for col in range(nv1 if sides == 1 else 0):
-        jac[joff + nv0 + col] = n0 * pj[6 + base, col] + n1 * pj[7 + base, col] + n2 * pj[8 + base, col]
-    linear = 1.0 if axis < 3 else 0.0
-    rv[RV_ANCHOR_AXIS], rv[RV_ANCHOR_AXIS + 1], rv[RV_ANCHOR_AXIS + 2] = linear * n0, linear * n1, linear * n2
-    turn = 1.0 - linear
-    rv[RV_TURN_AXIS], rv[RV_TURN_AXIS + 1], rv[RV_TURN_AXIS + 2] = turn * n0, turn * n1, turn * n2
-    rv[RV_ANCHOR_CURVE] = 0.0
+    joint_jacobian(axis >= 3, n0, n1, n2, pj, sides, nv0, nv1, jac, joff, rv)
     if axis < 3:
         rv[RV_ERROR] = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3])
     else:

@@ -2,7 +2,8 @@
 as PhysX's PGS or TGS, driven by usdart.core.kernels.step over a solver group (islands joined by contacts).
 
 An island's rows are the row-table range [r0, r1): per tree its coupling rows, then per DOF its drive,
-friction, limit and velocity-limit rows, then the joints between the island's trees. PGS: position
+friction, limit and velocity-limit rows, then the joints between the island's trees (a joint: the sides of
+its limited free axes, then its locked axes). PGS: position
 iterations first (positions follow the velocity they leave), then velocity iterations refine the final
 velocity; sweeps stop early once one changes no velocity by more than 1e-13. TGS: each position
 iteration is a substep of h = dt / N (N the group's position iterations) that ends by moving the
@@ -40,6 +41,7 @@ from ..layout import (
     ROW_FIXED_TENDON,
     ROW_FRICTION,
     ROW_JOINT,
+    ROW_JOINT_LIMIT,
     ROW_LIMIT,
     ROW_MIMIC,
     ROW_SPATIAL_TENDON,
@@ -65,13 +67,16 @@ from ..layout import (
 from .couplings import (
     fill_fixed_tendon,
     fill_joint_axis,
+    fill_joint_limit,
     fill_mimic,
     fill_spatial_tendon,
     finish_response,
     joint_frame_world,
     orthogonalize_joint,
+    orthogonalize_row,
     relative_quaternion,
     solve_joint_axis,
+    solve_joint_limit,
     solve_mimic,
     solve_tendon,
     tendon_coefficients,
@@ -246,13 +251,17 @@ def joint_substep(
                     d1 += change
                 else:
                     d2 += change
-        for k in range(r, last + 1):
+        limits = r  # the joint's limit rows, just before its locked rows: their linear ones alike (PhysX's
+        while limits > r0 and row[limits - 1, R_KIND] == ROW_JOINT_LIMIT and row[limits - 1, R_ID] == j:
+            limits -= 1  # TGS treats every linear row of a rigid joint so, its inequality rows too)
+        for k in range(limits, last + 1):
             rv = row_value[k]
             along = rv[RV_ANCHOR_AXIS] * d0 + rv[RV_ANCHOR_AXIS + 1] * d1 + rv[RV_ANCHOR_AXIS + 2] * d2
-            if not rigid or row[k, R_AXIS] >= 3:
+            if not rigid or row[k, R_AXIS] % 6 >= 3:
                 rv[RV_ANCHOR_CURVE] = along if not rigid else 0.0
                 continue
-            rigid_linear_row(tree, v_parent, v_h, row, sides, r, k, pj, H, moved, along, row_value, resp, jac)
+            before = k - 1 if k >= r else last  # a locked row: the angular rows before it; a limit: all of them
+            rigid_linear_row(tree, v_parent, v_h, row, sides, r, before, k, pj, H, moved, along, row_value, resp, jac)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -277,10 +286,10 @@ def joint_response(v_parent, v_h, tree, row, k, H, jac, resp):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved, along, row_value, resp, jac):
+def rigid_linear_row(tree, v_parent, v_h, row, sides, first, last, k, lever, H, moved, along, row_value, resp, jac):
     """Linear row k of a joint between free rigid bodies (and the world), at a TGS pass: its Jacobian with
     the current lever arms (lever[0], lever[1]: body0's and body1's, world axes), minus its components along
-    the joint's angular rows first..k-1 (their errors taken out alike), and its response; RV_ANCHOR_CURVE
+    the joint's angular locked rows among first..last (their errors taken out alike), and its response; RV_ANCHOR_CURVE
     set so that the sweep's error is the anchors' exact motion along the row (PhysX's TGS 1D rows)."""
     rv = row_value[k]
     t0, joff = row[k, R_TREE0], row[k, R_JACOBIAN]
@@ -303,7 +312,7 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, k, lever, H, moved,
     error = along
     for a in range(3):
         rv[RV_TURN_AXIS + a] = 0.0
-    for i in range(first, k):
+    for i in range(first, last + 1):
         if row[i, R_AXIS] < 3 or row_value[i, RV_RESPONSE] <= TINY_RESPONSE:
             continue
         ji, ai, bi = row[i, R_JACOBIAN], row[i, R_RESPONSE0], row[i, R_RESPONSE1]
@@ -467,6 +476,19 @@ def fill_rows(
             error = fill_mimic(dof, couplings.mimic, couplings.mimic_par, i, v0, nv, q, jac, joff, resp, off)
             finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv)
             rv[RV_ERROR] = error
+        elif kind == ROW_JOINT_LIMIT:  # one side of a limited free axis of joint i
+            if r == r0 or row[r - 1, R_KIND] != ROW_JOINT_LIMIT or row[r - 1, R_ID] != i:
+                joint_geometry(
+                    trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
+                )
+            t1 = row[r, R_TREE1]
+            nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
+            code = row[r, R_AXIS]
+            sides, limits = couplings.joint_sides[i], couplings.joint_limit[i]
+            fill_joint_limit(code, frames, rel, pj, sides, nv, nvb, jac, joff, limits, rv)
+            rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
+            rv[RV_LAMBDA] = 0.0
+            rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, code % 6, dt, solver)
         else:  # ROW_JOINT: one locked axis of joint i
             if r == r0 or row[r - 1, R_KIND] != ROW_JOINT or row[r - 1, R_ID] != i:
                 joint_geometry(
@@ -480,14 +502,24 @@ def fill_rows(
             rv[RV_LAMBDA] = 0.0
             rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, row[r, R_AXIS], dt, solver)
             if r + 1 == r1 or row[r + 1, R_KIND] != ROW_JOINT or row[r + 1, R_ID] != i:  # the joint's last row
-                if solver == SOLVER_TGS and rigid_joint(tree, links.link, couplings, i):
-                    split = first_axis  # PhysX's TGS between rigid bodies: angular rows among themselves, then linear
-                    while split <= r and row[split, R_AXIS] >= 3:
-                        split += 1
+                split = first_axis  # PhysX's TGS between rigid bodies: angular rows among themselves, then linear
+                by_kind = solver == SOLVER_TGS and rigid_joint(tree, links.link, couplings, i)
+                while by_kind and split <= r and row[split, R_AXIS] >= 3:
+                    split += 1
+                if by_kind:
                     orthogonalize_joint(row, row_value, first_axis, split - 1, nv, nvb, jac, resp)
                     orthogonalize_joint(row, row_value, split, r, nv, nvb, jac, resp)
                 else:
                     orthogonalize_joint(row, row_value, first_axis, r, nv, nvb, jac, resp)
+                # the joint's limit rows (just before) independent of its locked rows, as PhysX's preprocessRows
+                # makes inequality rows: of all of them, or in TGS between rigid bodies of those of their kind
+                k = first_axis
+                while k > r0 and row[k - 1, R_KIND] == ROW_JOINT_LIMIT and row[k - 1, R_ID] == i:
+                    k -= 1
+                    lo, hi = first_axis, r
+                    if by_kind:
+                        lo, hi = (first_axis, split - 1) if row[k, R_AXIS] % 6 >= 3 else (split, r)
+                    orthogonalize_row(row, row_value, k, lo, hi, nv, nvb, jac, resp)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -498,7 +530,8 @@ def joint_link_impulses(couplings, r0, r1, row_value, link_vec, rot, out):
     orientations). The row holds body1's side to body0's: side 1 takes +, side 0 -."""
     row, joint_link, joint_frame = couplings.row, couplings.joint_link, couplings.joint_frame
     for r in range(r0, r1):
-        if row[r, R_KIND] != ROW_JOINT or row_value[r, RV_LAMBDA] == 0.0:
+        kind = row[r, R_KIND]
+        if (kind != ROW_JOINT and kind != ROW_JOINT_LIMIT) or row_value[r, RV_LAMBDA] == 0.0:
             continue
         j, lam = row[r, R_ID], row_value[r, RV_LAMBDA]
         for side in range(2):
@@ -609,23 +642,15 @@ def sweep(
             w0 = tree[t1, T_V0] if t1 >= 0 else 0
             nvb = tree[t1, T_V1] - w0 if t1 >= 0 else 0
             x = rate(moved, v0, nv, jac, joff) + rate(moved, w0, nvb, jac, joff + nv) if tgs else 0.0
-            change = solve_joint_axis(
-                velocity_iteration,
-                h,
-                joint_erp,
-                x,
-                rv,
-                gvel,
-                v0,
-                nv,
-                w0,
-                nvb,
-                jac,
-                joff,
-                resp,
-                off,
-                row[r, R_RESPONSE1],
-            )
+            off1 = row[r, R_RESPONSE1]
+            if kind == ROW_JOINT_LIMIT:
+                change = solve_joint_limit(
+                    velocity_iteration, h, joint_erp, x, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, off1
+                )
+            else:
+                change = solve_joint_axis(
+                    velocity_iteration, h, joint_erp, x, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, off1
+                )
         largest = max(largest, change)
     return largest
 

@@ -39,6 +39,7 @@ def world_model(bm, w):
             c.joint_link,
             c.joint_frame[w],
             c.joint_sides,
+            c.joint_limit[w],
         ),
         Shapes(
             sh.shape,
