@@ -462,16 +462,18 @@ def test_joints_outside_articulations_are_reported_not_silently_dropped():
 
 
 def test_what_joints_outside_articulations_do_not_simulate_yet_is_said():
-    """Limits of a joint outside the trees are rows now (tests/test_physx.py); its drives, and limits on
-    several free rotations (PhysX's swing cones), are not simulated yet: a warning names each such joint."""
+    """Limits and drives of a joint outside the trees are rows now (tests/test_physx.py); limits on several
+    free rotations (PhysX's swing cones) and a D6's rotY / rotZ drives (PhysX's swing drives) are not
+    simulated yet: a warning names each such joint."""
     st = new_stage()
     for name, x in (("a", 0), ("b", 2), ("c", 4)):
         body(st, f"/World/{name}", pos=(x, 0, 0))
-    hinge = joint(st, "/World/limited", None, "/World/a", axis="Y")
+    hinge = joint(st, "/World/hinge", None, "/World/a", axis="Y")
     hinge.CreateAttribute("physics:lowerLimit", Sdf.ValueTypeNames.Float).Set(-10.0)
     hinge.CreateAttribute("physics:upperLimit", Sdf.ValueTypeNames.Float).Set(10.0)
-    driven = joint(st, "/World/driven", None, "/World/b", axis="Y", lp0=(2, 0, 0))
-    UsdPhysics.DriveAPI.Apply(driven, "angular").CreateStiffnessAttr(10.0)
+    UsdPhysics.DriveAPI.Apply(hinge, "angular").CreateStiffnessAttr(10.0)
+    swung = joint(st, "/World/swung", None, "/World/b", kind="d6", lp0=(2, 0, 0))
+    UsdPhysics.DriveAPI.Apply(swung, "rotY").CreateStiffnessAttr(10.0)
     ball = joint(st, "/World/ball", None, "/World/c", kind="d6", lp0=(4, 0, 0))
     for axis in ("transX", "transY", "transZ"):
         UsdPhysics.LimitAPI.Apply(ball, axis).CreateLowAttr(1.0)
@@ -480,8 +482,8 @@ def test_what_joints_outside_articulations_do_not_simulate_yet_is_said():
         UsdPhysics.LimitAPI.Apply(ball, axis).CreateLowAttr(-20.0)
         UsdPhysics.LimitAPI(ball, axis).CreateHighAttr(20.0)
     warned = [w for w in load(st).warnings if "not" in w and "simulated yet" in w]
-    assert not [w for w in warned if w.startswith("/World/limited")]
-    assert any(w.startswith("/World/driven") and "drives" in w for w in warned)
+    assert not [w for w in warned if w.startswith("/World/hinge")]
+    assert any(w.startswith("/World/swung") and "swing drives" in w for w in warned)
     assert any(w.startswith("/World/ball") and "several free rotations" in w for w in warned)
 
 

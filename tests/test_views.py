@@ -111,7 +111,8 @@ def test_the_replayed_last_step_equals_per_articulation_caches_bit_for_bit(scene
         view = scene.view(pattern)
         accelerations, forces = view.read("link_accelerations"), view.read("link_incoming_joint_forces")
         subset = view.read("link_incoming_joint_forces", articulations=[view.count - 1], worlds=[40, 5])
-        assert np.abs(forces).max() > 0.1  # the Pandas hold their links up; the falling ant's legs swing
+        if "panda" in pattern:  # the Pandas hold their links up (the ant falls freely: its joints carry little)
+            assert np.abs(forces).max() > 1.0
         for a, art in enumerate(view.articulations):
             cache = art.create_cache()
             for w in (0, 5, 40, 63):

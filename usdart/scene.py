@@ -12,7 +12,13 @@ from . import parameters, topology
 from .articulation import Articulation, divergence_error
 from .contact_report import Contacts, contact_report
 from .core import layout as L
-from .core.articulation_model import CONSTRAINT_AXES, axis_limits, build_articulation_model, locked_axes
+from .core.articulation_model import (
+    CONSTRAINT_AXES,
+    axis_drives,
+    axis_limits,
+    build_articulation_model,
+    locked_axes,
+)
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
 from .core.model import build_model, closed_trees, constraint_joint, parameter_tables, structure_difference
@@ -380,9 +386,9 @@ class Scene:
         return list(self.description.warnings) + unsimulated + self._locked_axes_only()
 
     def _locked_axes_only(self) -> list[str]:
-        """Joints outside articulation trees are solved as rows of their locked axes and of the limits
-        articulation_model.axis_limits builds; the drives of their free axes, and limits on several free
-        rotations, are not simulated yet (said, not dropped silently)."""
+        """Joints outside articulation trees are solved as rows of their locked axes and of the limits and
+        drives articulation_model.axis_limits / axis_drives build; limits on several free rotations and swing
+        drives are not simulated yet (said, not dropped silently)."""
         out = []
         for path in self.description.constraints:
             joint = self._joints.get(path)
@@ -394,10 +400,11 @@ class Scene:
                     f"{path}: a joint outside an articulation's tree: limits on several free rotations are not "
                     "simulated yet (only its locked axes and its other limits are)"
                 )
-            if any(d.drive is not None for d in joint.dofs):
+            driven = axis_drives(joint)[:, [L.JD_STIFFNESS, L.JD_DAMPING]].any(axis=1)
+            if any(d.drive is not None and not driven[CONSTRAINT_AXES.index(d.axis)] for d in joint.dofs):
                 out.append(
-                    f"{path}: a joint outside an articulation's tree: the drives of its free axes are not "
-                    "simulated yet (its locked axes and limits are)"
+                    f"{path}: a joint outside an articulation's tree: drives about a D6's rotY or rotZ (PhysX's "
+                    "swing drives) are not simulated yet (its locked axes, limits and other drives are)"
                 )
         return out
 

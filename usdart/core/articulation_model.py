@@ -32,6 +32,13 @@ from .layout import (
     DRIVE_ACCELERATION,
     DRIVE_FORCE,
     DRIVE_NONE,
+    JD_ACCELERATION,
+    JD_COLUMNS,
+    JD_DAMPING,
+    JD_MAX_FORCE,
+    JD_STIFFNESS,
+    JD_TARGET_POSITION,
+    JD_TARGET_VELOCITY,
     JOINT_FIXED,
     JOINT_FREE,
     JOINT_PRISMATIC,
@@ -368,6 +375,23 @@ def axis_limits(joint) -> np.ndarray:
     for d in joint.dofs:
         if d.limited and (not d.angular or rotations == 1):
             out[CONSTRAINT_AXES.index(d.axis)] = d.lower, d.upper
+    return out
+
+
+def axis_drives(joint) -> np.ndarray:
+    """(6, JD_COLUMNS) drives of the free axes a joint outside the trees drives by rows ([x, y, z, rotX, rotY,
+    rotZ] of its joint frame; stiffness and damping 0: none), as PhysX's D6 joint drives them: a linear axis
+    along body0's joint axis, a rotation when it is PhysX's twist (a revolute's axis, a D6's rotX). A D6's
+    rotY / rotZ drives (PhysX's swing drives) are not built."""
+    out = np.zeros((6, JD_COLUMNS))
+    for d in joint.dofs:
+        drive = d.drive
+        if drive is None or (d.angular and d.usd_instance not in ("angular", "rotX")):
+            continue
+        row = out[CONSTRAINT_AXES.index(d.axis)]
+        row[JD_STIFFNESS], row[JD_DAMPING], row[JD_MAX_FORCE] = drive.stiffness, drive.damping, drive.max_force
+        row[JD_TARGET_POSITION], row[JD_TARGET_VELOCITY] = drive.target_position, drive.target_velocity
+        row[JD_ACCELERATION] = float(drive.acceleration)
     return out
 
 

@@ -80,7 +80,8 @@ DOF_PAR_COLUMNS = 25
     ROW_MIMIC,
     ROW_JOINT,
     ROW_JOINT_LIMIT,
-) = range(9)
+    ROW_JOINT_DRIVE,
+) = range(10)
 ROW_KIND_NAMES = (
     "drive",
     "friction",
@@ -91,9 +92,14 @@ ROW_KIND_NAMES = (
     "mimic",
     "joint",
     "joint limit",
+    "joint drive",
 )
 # ROW_JOINT_LIMIT: one side of a limited free axis of a joint outside the trees, just before the joint's
 # ROW_JOINT rows; R_AXIS: the axis ([x, y, z, rotX, rotY, rotZ] of the joint frame), + 6 for the upper side
+# ROW_JOINT_DRIVE: a driven free axis of a joint outside the trees, before its limit rows; R_AXIS: the axis.
+# Its parameters: model.couplings.joint_drive (n_joints, 6, JD_COLUMNS) per axis
+JD_STIFFNESS, JD_DAMPING, JD_MAX_FORCE, JD_TARGET_POSITION, JD_TARGET_VELOCITY, JD_ACCELERATION = range(6)
+JD_COLUMNS = 6
 # the joint solver forces' split (usdart.core.kernels.entry.joint_solver_forces): the DOF rows by kind, then the
 # joint-space couplings (mimic joints, fixed tendons); spatial tendons and joint rows act on links, not along DOFs
 JOINT_FORCE_KINDS = ("drive", "friction", "limit", "velocity limit", "coupling")

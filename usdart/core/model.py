@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import layout as L
-from .articulation_model import ArticulationModel, axis_limits
+from .articulation_model import ArticulationModel, axis_drives, axis_limits
 from .frames import pose_matrix
 from .shapes import Shapes, no_shapes
 
@@ -63,6 +63,7 @@ class Couplings(NamedTuple):
     joint_frame: np.ndarray  # (n_joints, 2, 4, 4): joint frame in that link's frame (or the world)
     joint_sides: np.ndarray  # (n_joints,) int64: which sides move (usdart.core.kernels.couplings)
     joint_limit: np.ndarray  # (n_joints, 6, 2): [lower, upper] of each free axis its ROW_JOINT_LIMIT rows hold
+    joint_drive: np.ndarray  # (n_joints, 6, JD_COLUMNS): JD_* of each free axis its ROW_JOINT_DRIVE rows drive
 
 
 class Model(NamedTuple):
@@ -89,6 +90,7 @@ class ConstraintJoint:
     side0: tuple[int, int]
     side1: tuple[int, int]
     limits: np.ndarray | None = None  # (6, 2) [lower, upper] of its limited free axes (articulation_model.axis_limits)
+    drives: np.ndarray | None = None  # (6, JD_COLUMNS) drives of its free axes (articulation_model.axis_drives)
 
 
 def _islands(n_trees: int, joints: list[ConstraintJoint]) -> list[list[int]]:
@@ -239,6 +241,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
         joint_frame=np.array([[j.frame0, j.frame1] for j in joints], float).reshape(len(joints), 2, 4, 4),
         joint_sides=np.array(joint_sides, np.int64),
         joint_limit=np.array([_limits(j) for j in joints], float).reshape(len(joints), 6, 2),
+        joint_drive=np.array([_drives(j) for j in joints], float).reshape(len(joints), 6, L.JD_COLUMNS),
     )
     return Model(
         Trees(tree, island, island_trees, v_parent, v_h, v_dof),
@@ -318,6 +321,11 @@ def _limits(joint: ConstraintJoint) -> np.ndarray:
     return out
 
 
+def _drives(joint: ConstraintJoint) -> np.ndarray:
+    """A constraint joint's (6, JD_COLUMNS) free-axis drives; zeros where it has none."""
+    return joint.drives if joint.drives is not None else np.zeros((6, L.JD_COLUMNS))
+
+
 def _global(side, link_start) -> int:
     t, local = side
     return -1 if t < 0 else int(link_start[t] + local)
@@ -333,7 +341,7 @@ def _internal_joints(trees: list[ArticulationModel]) -> list[ConstraintJoint]:
 
 
 def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
-    """A ConstraintJoint from an imported JointDesc, with the limits of its free axes."""
+    """A ConstraintJoint from an imported JointDesc, with the limits and drives of its free axes."""
     return ConstraintJoint(
         desc.path,
         pose_matrix(desc.frame0),
@@ -342,6 +350,7 @@ def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
         side0,
         side1,
         axis_limits(desc),
+        axis_drives(desc),
     )
 
 
@@ -380,8 +389,23 @@ def _row_table(trees, tree, joints, islands, dof_start):
         t1 = j.side1[0] if sides == 1 else -1
         nv0 = int(tree[t0, L.T_V1] - tree[t0, L.T_V0])
         nv1 = int(tree[t1, L.T_V1] - tree[t1, L.T_V0]) if t1 >= 0 else 0
+        drives = _drives(j)
+        for axis in (3, 4, 5, 0, 1, 2):  # a joint's rows: its drives (PhysX solves them first), its limits,
+            if drives[axis, L.JD_STIFFNESS] != 0.0 or drives[axis, L.JD_DAMPING] != 0.0:  # then its locked axes
+                rows.append(
+                    [
+                        L.ROW_JOINT_DRIVE,
+                        e,
+                        axis,
+                        t0,
+                        t1,
+                        take("resp", nv0),
+                        take("resp", nv1) if t1 >= 0 else -1,
+                        take("jac", nv0 + nv1),
+                    ]
+                )
         limits = _limits(j)
-        for axis in (3, 4, 5, 0, 1, 2):  # its limits, then its locked axes
+        for axis in (3, 4, 5, 0, 1, 2):
             for side in range(2):
                 if np.isfinite(limits[axis, side]):
                     rows.append(

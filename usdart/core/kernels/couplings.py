@@ -12,6 +12,12 @@ from numba import njit
 
 from ..layout import (
     D_V,
+    JD_ACCELERATION,
+    JD_DAMPING,
+    JD_MAX_FORCE,
+    JD_STIFFNESS,
+    JD_TARGET_POSITION,
+    JD_TARGET_VELOCITY,
     MP_DAMPING_RATIO,
     MP_FREQUENCY,
     MP_GEARING,
@@ -368,6 +374,64 @@ def solve_joint_limit(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b
     current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
     total = max(rv[RV_LAMBDA] - (bias + current) / r, 0.0)
     impulse = total - rv[RV_LAMBDA]
+    rv[RV_LAMBDA] = total
+    apply(gvel, v0a, nva, resp, offa, impulse)
+    apply(gvel, v0b, nvb, resp, offb, impulse)
+    return abs(impulse) * r
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def fill_joint_drive(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, drive, rv):
+    """A driven free axis ([x, y, z, rotX, rotY, rotZ] of the joint frame) as PhysX's D6 joint drives it,
+    along A's axis: a linear axis by B's origin along it less the target position, a rotation (the twist)
+    by 2 sin of half the turn from the target rotation to the relative one (PhysX's -2 delta.x, the target's
+    sign taken nearer); J the rate of that error."""
+    A, B = frames[0], frames[1]
+    a = axis % 3
+    n0, n1, n2 = A[0, a], A[1, a], A[2, a]
+    target = drive[JD_TARGET_POSITION]
+    if axis >= 3:
+        c, s = math.cos(0.5 * target), math.sin(0.5 * target)
+        w, v = rel[0], rel[1 + a]
+        if c * w + s * v < 0.0:
+            c, s = -c, -s
+        error = 2.0 * (c * v - s * w)
+    else:
+        error = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3]) - target
+    joint_jacobian(axis >= 3, n0, n1, n2, pj, sides, nv0, nv1, jac, joff, rv)
+    rv[RV_ERROR] = error
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def solve_joint_drive(
+    drive, tgs, velocity_iteration, dt, h, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb
+):
+    """A drive row as PhysX's implicit spring (DyCpuGpu1dConstraint.h compute1dConstraintSolverConstants*):
+    with a = h (h k + c) over the rows' time step h, the impulse that makes the spring's force at the end of
+    it, b - a J v with b = h (c v_target - k error); scaled by x = 1 / (1 + a r) (an acceleration drive: by
+    x = 1 / (1 + a), over r). PGS keeps a (1 - x) share of the impulse so far each pass (the sweeps converge
+    to the implicit step), TGS adds a substep's impulse on the error moved so far and is off in the velocity
+    iterations; the step's impulse stays within maxForce dt."""
+    if tgs and velocity_iteration:
+        return 0.0
+    r = rv[RV_RESPONSE]
+    if r <= TINY_RESPONSE:
+        return 0.0
+    k, c = drive[JD_STIFFNESS], drive[JD_DAMPING]
+    a = h * (h * k + c)
+    error = rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]
+    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
+    push = h * (c * drive[JD_TARGET_VELOCITY] - k * error) - a * current
+    if drive[JD_ACCELERATION] != 0.0:
+        x = 1.0 / (1.0 + a)
+        push /= r
+    else:
+        x = 1.0 / (1.0 + a * r)
+    before = rv[RV_LAMBDA]
+    total = before + x * push if tgs else (1.0 - x) * before + x * push
+    cap = drive[JD_MAX_FORCE] * dt
+    total = min(max(total, -cap), cap)
+    impulse = total - before
     rv[RV_LAMBDA] = total
     apply(gvel, v0a, nva, resp, offa, impulse)
     apply(gvel, v0b, nvb, resp, offb, impulse)

@@ -3,7 +3,7 @@ as PhysX's PGS or TGS, driven by usdart.core.kernels.step over a solver group (i
 
 An island's rows are the row-table range [r0, r1): per tree its coupling rows, then per DOF its drive,
 friction, limit and velocity-limit rows, then the joints between the island's trees (a joint: the sides of
-its limited free axes, then its locked axes). PGS: position
+its driven free axes, of its limited ones, then its locked axes). PGS: position
 iterations first (positions follow the velocity they leave), then velocity iterations refine the final
 velocity; sweeps stop early once one changes no velocity by more than 1e-13. TGS: each position
 iteration is a substep of h = dt / N (N the group's position iterations) that ends by moving the
@@ -41,6 +41,7 @@ from ..layout import (
     ROW_FIXED_TENDON,
     ROW_FRICTION,
     ROW_JOINT,
+    ROW_JOINT_DRIVE,
     ROW_JOINT_LIMIT,
     ROW_LIMIT,
     ROW_MIMIC,
@@ -67,6 +68,7 @@ from ..layout import (
 from .couplings import (
     fill_fixed_tendon,
     fill_joint_axis,
+    fill_joint_drive,
     fill_joint_limit,
     fill_mimic,
     fill_spatial_tendon,
@@ -76,6 +78,7 @@ from .couplings import (
     orthogonalize_row,
     relative_quaternion,
     solve_joint_axis,
+    solve_joint_drive,
     solve_joint_limit,
     solve_mimic,
     solve_tendon,
@@ -251,16 +254,18 @@ def joint_substep(
                     d1 += change
                 else:
                     d2 += change
-        limits = r  # the joint's limit rows, just before its locked rows: their linear ones alike (PhysX's
-        while limits > r0 and row[limits - 1, R_KIND] == ROW_JOINT_LIMIT and row[limits - 1, R_ID] == j:
-            limits -= 1  # TGS treats every linear row of a rigid joint so, its inequality rows too)
-        for k in range(limits, last + 1):
+        extra = r  # the joint's drive and limit rows, just before its locked rows: their linear ones alike
+        while extra > r0 and row[extra - 1, R_KIND] > ROW_JOINT and row[extra - 1, R_ID] == j:
+            extra -= 1  # (PhysX's TGS treats every linear row of a rigid joint so)
+        for k in range(extra, last + 1):
             rv = row_value[k]
             along = rv[RV_ANCHOR_AXIS] * d0 + rv[RV_ANCHOR_AXIS + 1] * d1 + rv[RV_ANCHOR_AXIS + 2] * d2
             if not rigid or row[k, R_AXIS] % 6 >= 3:
                 rv[RV_ANCHOR_CURVE] = along if not rigid else 0.0
                 continue
-            before = k - 1 if k >= r else last  # a locked row: the angular rows before it; a limit: all of them
+            # made independent of the joint's angular locked rows: a locked row of those before it, a limit of
+            # all of them (PhysX's preprocessRows), a drive of none
+            before = k - 1 if k >= r else (last if row[k, R_KIND] == ROW_JOINT_LIMIT else r - 1)
             rigid_linear_row(tree, v_parent, v_h, row, sides, r, before, k, pj, H, moved, along, row_value, resp, jac)
 
 
@@ -476,6 +481,18 @@ def fill_rows(
             error = fill_mimic(dof, couplings.mimic, couplings.mimic_par, i, v0, nv, q, jac, joff, resp, off)
             finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv)
             rv[RV_ERROR] = error
+        elif kind == ROW_JOINT_DRIVE:  # a driven free axis of joint i
+            if r == r0 or row[r - 1, R_KIND] != ROW_JOINT_DRIVE or row[r - 1, R_ID] != i:
+                joint_geometry(
+                    trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
+                )
+            t1 = row[r, R_TREE1]
+            nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
+            axis = row[r, R_AXIS]
+            sides, drive = couplings.joint_sides[i], couplings.joint_drive[i, axis]
+            fill_joint_drive(axis, frames, rel, pj, sides, nv, nvb, jac, joff, drive, rv)
+            rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
+            rv[RV_LAMBDA] = 0.0
         elif kind == ROW_JOINT_LIMIT:  # one side of a limited free axis of joint i
             if r == r0 or row[r - 1, R_KIND] != ROW_JOINT_LIMIT or row[r - 1, R_ID] != i:
                 joint_geometry(
@@ -531,7 +548,7 @@ def joint_link_impulses(couplings, r0, r1, row_value, link_vec, rot, out):
     row, joint_link, joint_frame = couplings.row, couplings.joint_link, couplings.joint_frame
     for r in range(r0, r1):
         kind = row[r, R_KIND]
-        if (kind != ROW_JOINT and kind != ROW_JOINT_LIMIT) or row_value[r, RV_LAMBDA] == 0.0:
+        if kind < ROW_JOINT or row_value[r, RV_LAMBDA] == 0.0:  # (joint rows: locked axes, limits, drives)
             continue
         j, lam = row[r, R_ID], row_value[r, RV_LAMBDA]
         for side in range(2):
@@ -646,6 +663,11 @@ def sweep(
             if kind == ROW_JOINT_LIMIT:
                 change = solve_joint_limit(
                     velocity_iteration, h, joint_erp, x, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, off1
+                )
+            elif kind == ROW_JOINT_DRIVE:
+                drive = couplings.joint_drive[i, row[r, R_AXIS]]
+                change = solve_joint_drive(
+                    drive, tgs, velocity_iteration, dt, h, x, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, off1
                 )
             else:
                 change = solve_joint_axis(

@@ -40,6 +40,7 @@ def world_model(bm, w):
             c.joint_frame[w],
             c.joint_sides,
             c.joint_limit[w],
+            c.joint_drive[w],
         ),
         Shapes(
             sh.shape,
