@@ -389,51 +389,25 @@ def _row_table(trees, tree, joints, islands, dof_start):
         t1 = j.side1[0] if sides == 1 else -1
         nv0 = int(tree[t0, L.T_V1] - tree[t0, L.T_V0])
         nv1 = int(tree[t1, L.T_V1] - tree[t1, L.T_V0]) if t1 >= 0 else 0
-        drives = _drives(j)
-        for axis in (3, 4, 5, 0, 1, 2):  # a joint's rows: its drives (PhysX solves them first), its limits,
-            if drives[axis, L.JD_STIFFNESS] != 0.0 or drives[axis, L.JD_DAMPING] != 0.0:  # then its locked axes
-                rows.append(
-                    [
-                        L.ROW_JOINT_DRIVE,
-                        e,
-                        axis,
-                        t0,
-                        t1,
-                        take("resp", nv0),
-                        take("resp", nv1) if t1 >= 0 else -1,
-                        take("jac", nv0 + nv1),
-                    ]
-                )
-        limits = _limits(j)
+
+        def add(kind, code):
+            rows.append(
+                [kind, e, code, t0, t1, take("resp", nv0), take("resp", nv1) if t1 >= 0 else -1, take("jac", nv0 + nv1)]
+            )
+
+        # a joint's rows, each kind angular axes first (PhysX's order): its drives, its limits' sides, then its
+        # locked axes
+        drives, limits = _drives(j), _limits(j)
+        for axis in (3, 4, 5, 0, 1, 2):
+            if drives[axis, L.JD_STIFFNESS] != 0.0 or drives[axis, L.JD_DAMPING] != 0.0:
+                add(L.ROW_JOINT_DRIVE, axis)
         for axis in (3, 4, 5, 0, 1, 2):
             for side in range(2):
                 if np.isfinite(limits[axis, side]):
-                    rows.append(
-                        [
-                            L.ROW_JOINT_LIMIT,
-                            e,
-                            axis + 6 * side,
-                            t0,
-                            t1,
-                            take("resp", nv0),
-                            take("resp", nv1) if t1 >= 0 else -1,
-                            take("jac", nv0 + nv1),
-                        ]
-                    )
-        for axis in (3, 4, 5, 0, 1, 2):  # PhysX solves a joint's angular rows before its linear ones
+                    add(L.ROW_JOINT_LIMIT, axis + 6 * side)
+        for axis in (3, 4, 5, 0, 1, 2):
             if j.locked[axis]:
-                rows.append(
-                    [
-                        L.ROW_JOINT,
-                        e,
-                        axis,
-                        t0,
-                        t1,
-                        take("resp", nv0),
-                        take("resp", nv1) if t1 >= 0 else -1,
-                        take("jac", nv0 + nv1),
-                    ]
-                )
+                add(L.ROW_JOINT, axis)
 
     island_rows = []
     for members in islands:

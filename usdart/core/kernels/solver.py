@@ -481,43 +481,26 @@ def fill_rows(
             error = fill_mimic(dof, couplings.mimic, couplings.mimic_par, i, v0, nv, q, jac, joff, resp, off)
             finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv)
             rv[RV_ERROR] = error
-        elif kind == ROW_JOINT_DRIVE:  # a driven free axis of joint i
-            if r == r0 or row[r - 1, R_KIND] != ROW_JOINT_DRIVE or row[r - 1, R_ID] != i:
-                joint_geometry(
-                    trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
-                )
-            t1 = row[r, R_TREE1]
-            nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
-            axis = row[r, R_AXIS]
-            sides, drive = couplings.joint_sides[i], couplings.joint_drive[i, axis]
-            fill_joint_drive(axis, frames, rel, pj, sides, nv, nvb, jac, joff, drive, rv)
-            rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
-            rv[RV_LAMBDA] = 0.0
-        elif kind == ROW_JOINT_LIMIT:  # one side of a limited free axis of joint i
-            if r == r0 or row[r - 1, R_KIND] != ROW_JOINT_LIMIT or row[r - 1, R_ID] != i:
-                joint_geometry(
-                    trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
-                )
-            t1 = row[r, R_TREE1]
-            nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
-            code = row[r, R_AXIS]
-            sides, limits = couplings.joint_sides[i], couplings.joint_limit[i]
-            fill_joint_limit(code, frames, rel, pj, sides, nv, nvb, jac, joff, limits, rv)
-            rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
-            rv[RV_LAMBDA] = 0.0
-            rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, code % 6, dt, solver)
-        else:  # ROW_JOINT: one locked axis of joint i
-            if r == r0 or row[r - 1, R_KIND] != ROW_JOINT or row[r - 1, R_ID] != i:
+        else:  # a joint's rows: its drives, limits, then locked axes (ROW_JOINT_DRIVE, _LIMIT, ROW_JOINT)
+            if r == r0 or row[r - 1, R_KIND] != kind or row[r - 1, R_ID] != i:  # the joint's first of this kind
                 joint_geometry(
                     trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
                 )
                 first_axis = r
             t1 = row[r, R_TREE1]
             nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
-            fill_joint_axis(row[r, R_AXIS], frames, rel, pj, couplings.joint_sides[i], nv, nvb, jac, joff, rv)
+            code, sides = row[r, R_AXIS], couplings.joint_sides[i]
+            if kind == ROW_JOINT_DRIVE:  # a driven free axis
+                fill_joint_drive(code, frames, rel, pj, sides, nv, nvb, jac, joff, couplings.joint_drive[i, code], rv)
+            elif kind == ROW_JOINT_LIMIT:  # one side of a limited free axis
+                fill_joint_limit(code, frames, rel, pj, sides, nv, nvb, jac, joff, couplings.joint_limit[i], rv)
+            else:  # a locked axis
+                fill_joint_axis(code, frames, rel, pj, sides, nv, nvb, jac, joff, rv)
             rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
             rv[RV_LAMBDA] = 0.0
-            rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, row[r, R_AXIS], dt, solver)
+            rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, code % 6, dt, solver)
+            if kind != ROW_JOINT:
+                continue
             if r + 1 == r1 or row[r + 1, R_KIND] != ROW_JOINT or row[r + 1, R_ID] != i:  # the joint's last row
                 split = first_axis  # PhysX's TGS between rigid bodies: angular rows among themselves, then linear
                 by_kind = solver == SOLVER_TGS and rigid_joint(tree, links.link, couplings, i)
