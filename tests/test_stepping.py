@@ -487,6 +487,44 @@ def test_what_joints_outside_articulations_do_not_simulate_yet_is_said():
     assert any(w.startswith("/World/ball") and "several free rotations" in w for w in warned)
 
 
+def test_drive_targets_of_a_joint_outside_articulations_are_set_from_python():
+    """A free body hinged to the world, no gravity, driven to its authored target (0): Scene.set_drive_target
+    turns it to a new one in one world of two, where it settles (the spring's rest angle, to 1e-6 rad), the
+    other world staying at 0; a velocity target on a slider's damping drive sets its speed."""
+    st = new_stage()
+    st.GetPrimAtPath("/World/scene").CreateAttribute("physics:gravityMagnitude", Sdf.ValueTypeNames.Float).Set(0.0)
+    body(st, "/World/door", pos=(1, 0, 0))
+    hinge = joint(st, "/World/hinge", None, "/World/door", axis="Y", lp1=(-1, 0, 0))
+    drive = UsdPhysics.DriveAPI.Apply(hinge, "angular")
+    drive.CreateStiffnessAttr(1.0)  # N m / deg
+    drive.CreateDampingAttr(0.2)
+    body(st, "/World/cart", pos=(0, 3, 0))
+    slide = joint(st, "/World/slide", None, "/World/cart", kind="prismatic", axis="X", lp0=(0, 3, 0))
+    UsdPhysics.DriveAPI.Apply(slide, "linear").CreateDampingAttr(50.0)
+    scene = load(st, worlds=2)
+    scene.free_body("/World/cart").sleep_threshold = 0.0
+    scene.step(60)
+    door = scene.free_body("/World/door")
+    assert door.asleep(1)  # at rest on its target: the new one must wake it
+    scene.set_drive_target("/World/hinge", position=math.radians(30), world=1)
+    assert not door.asleep(1) and door.asleep(0)
+    door.sleep_threshold = 0.0  # settling all the way (asleep, it would stop 2.5e-4 rad short)
+    scene.set_drive_target("/World/slide", velocity=0.3)
+    with pytest.raises(usdart.UsdartError, match="no drive|not a DOF"):
+        scene.set_drive_target("/World/nothing", position=1.0)
+    scene.step(600)
+
+    def angle(world):
+        w, x, y, z = scene.body_transform("/World/door", world)[3:]
+        return 2 * math.atan2(y, w)  # about Y
+
+    assert abs(angle(0)) < 1e-9
+    assert angle(1) == pytest.approx(math.radians(30), abs=1e-6)
+    x0 = scene.body_transform("/World/cart")[0]
+    scene.step(60)
+    assert (scene.body_transform("/World/cart")[0] - x0) / (60 * scene.time_step) == pytest.approx(0.3, rel=1e-6)
+
+
 def test_free_body_pinned_to_the_world_is_a_pendulum():
     """A free body held by a hinge to the world (no articulation) swings from horizontal with the period of
     a physical pendulum: T = 4 sqrt(L / g) K(sin 45 deg), L = (I + m d^2) / (m d)."""

@@ -57,6 +57,8 @@ class Scene:
         ]
         crossing = self._crossing_joints(descs)
         model = build_model(trees, [constraint_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
+        loops = sum(len(m.loop_links) for m in trees)  # the couplings' joints: the trees' loops, then these
+        self._constraint_index = {j.path: loops + k for k, (j, _, _) in enumerate(crossing)}
         first_link = model.trees.tree[:, L.T_LINK0]
         where = {link: (t, int(first_link[t]) + k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
         self._colliders = shape_colliders(description, where)
@@ -290,12 +292,40 @@ class Scene:
         self, dof: str, position: float | None = None, velocity: float | None = None, world: int | None = None
     ) -> None:
         """Drive targets (SI, radians) of the DOF named `dof` (joint path, or `<joint>:rotX` ...), in one
-        world or all."""
+        world or all: an articulation's DOF, or a driven free axis of a joint outside the trees (in the
+        joint's body0 -> body1 sense); the bodies it moves wake."""
         for art in self.articulations:
             if str(dof) in art.dof_names:
                 art.set_drive_target(dof, position, velocity, world)
                 return
-        raise UsdartError(f"{dof}: not a DOF of any articulation on this stage")
+        if world is not None and not 0 <= world < self.worlds:
+            raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
+        index, axis, sign = self._joint_drive(str(dof))
+        engine, worlds = self._engine, slice(None) if world is None else world
+        drive = engine.batched.couplings.joint_drive[worlds, index, axis]
+        for value, column in ((position, L.JD_TARGET_POSITION), (velocity, L.JD_TARGET_VELOCITY)):
+            if value is not None:
+                if not np.isfinite(value):
+                    raise UsdartError(f"{dof}: drive target {value} is not finite")
+                drive[..., column] = sign * value
+        for link in engine.model.couplings.joint_link[index]:
+            if link >= 0:
+                t = int(engine.model.links.link[link, L.L_TREE])
+                l0, l1 = (int(x) for x in engine.model.trees.tree[t, :2])
+                engine.state.asleep[worlds, t] = False
+                engine.state.link_wake[worlds, l0:l1] = L.WAKE_TIME
+
+    def _joint_drive(self, dof: str) -> tuple[int, int, float]:
+        """(couplings joint, axis, sign) of a driven free axis of a joint outside the trees, by DOF name."""
+        for path, index in self._constraint_index.items():
+            joint = self._joints[path]
+            for d in joint.dofs:
+                if d.name == dof or (dof == path and len(joint.dofs) == 1):
+                    axis = CONSTRAINT_AXES.index(d.axis)
+                    if not self._engine.model.couplings.joint_drive[index, axis, [L.JD_STIFFNESS, L.JD_DAMPING]].any():
+                        raise UsdartError(f"{dof}: this axis of a joint outside the articulations has no drive")
+                    return index, axis, -1.0 if joint.reversed else 1.0
+        raise UsdartError(f"{dof}: not a DOF of any articulation or driven joint on this stage")
 
     def set_parameter(self, path: str, name: str, values) -> None:
         """One value per world (or one for all) of a parameter, SI units with radians:
