@@ -782,6 +782,13 @@ DRIVEN_JOINTS = {  # the hung body's joint with a drive on its free axis: joint 
         "        float drive:angular:physics:stiffness = 0.5\n        float drive:angular:physics:damping = 0.02\n"
         "        float drive:angular:physics:targetPosition = -20",
     ),
+    "revolute driven against its limit": (
+        "PhysicsRevoluteJoint",
+        "angular",
+        'uniform token physics:axis = "Y"\n        float drive:angular:physics:stiffness = 5\n'
+        "        float drive:angular:physics:damping = 0.1\n        float drive:angular:physics:targetPosition = -80\n"
+        "        float physics:lowerLimit = -45\n        float physics:upperLimit = 45",
+    ),
     "prismatic to a target position": (
         "PhysicsPrismaticJoint",
         "linear",
