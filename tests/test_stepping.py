@@ -462,9 +462,9 @@ def test_joints_outside_articulations_are_reported_not_silently_dropped():
 
 
 def test_what_joints_outside_articulations_do_not_simulate_yet_is_said():
-    """Limits and drives of a joint outside the trees are rows now (tests/test_physx.py); limits on several
-    free rotations (PhysX's swing cones) and a D6's rotY / rotZ drives (PhysX's swing drives) are not
-    simulated yet: a warning names each such joint."""
+    """Limits and drives of a joint outside the trees are rows now (tests/test_physx.py), a spherical joint's
+    cone too; a D6's limits on several free rotations (PhysX's swing pyramids) and its rotY / rotZ drives
+    (PhysX's swing drives) are not simulated yet: a warning names each such joint."""
     st = new_stage()
     for name, x in (("a", 0), ("b", 2), ("c", 4)):
         body(st, f"/World/{name}", pos=(x, 0, 0))

@@ -417,8 +417,9 @@ class Scene:
 
     def _locked_axes_only(self) -> list[str]:
         """Joints outside articulation trees are solved as rows of their locked axes and of the limits and
-        drives articulation_model.axis_limits / axis_drives build; limits on several free rotations and swing
-        drives are not simulated yet (said, not dropped silently)."""
+        drives articulation_model.axis_limits / axis_drives build (a spherical joint's cone included); a D6's
+        limits on several free rotations and its swing drives are not simulated yet (said, not dropped
+        silently)."""
         out = []
         for path in self.description.constraints:
             joint = self._joints.get(path)
@@ -427,8 +428,8 @@ class Scene:
             held = np.isfinite(axis_limits(joint)).any(axis=1)
             if any(d.limited and not held[CONSTRAINT_AXES.index(d.axis)] for d in joint.dofs):
                 out.append(
-                    f"{path}: a joint outside an articulation's tree: limits on several free rotations are not "
-                    "simulated yet (only its locked axes and its other limits are)"
+                    f"{path}: a joint outside an articulation's tree: a D6's limits on several free rotations "
+                    "(PhysX's swing pyramids) are not simulated yet (its locked axes and other limits are)"
                 )
             driven = axis_drives(joint)[:, [L.JD_STIFFNESS, L.JD_DAMPING]].any(axis=1)
             if any(d.drive is not None and not driven[CONSTRAINT_AXES.index(d.axis)] for d in joint.dofs):

@@ -96,6 +96,9 @@ ROW_KIND_NAMES = (
 )
 # ROW_JOINT_LIMIT: one side of a limited free axis of a joint outside the trees, just before the joint's
 # ROW_JOINT rows; R_AXIS: the axis ([x, y, z, rotX, rotY, rotZ] of the joint frame), + 6 for the upper side
+# ROW_JOINT_LIMIT's R_AXIS for a spherical joint's cone (PhysX's swing cone about the joint frame's x axis,
+# half-angles joint_limit[rotY], [rotZ]): an angular code past the axes' (15 % 6 = 3)
+LIMIT_CONE = 15
 # ROW_JOINT_DRIVE: a driven free axis of a joint outside the trees, before its limit rows; R_AXIS: the axis.
 # Its parameters: model.couplings.joint_drive (n_joints, 6, JD_COLUMNS) per axis
 JD_STIFFNESS, JD_DAMPING, JD_MAX_FORCE, JD_TARGET_POSITION, JD_TARGET_VELOCITY, JD_ACCELERATION = range(6)

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import layout as L
-from .articulation_model import ArticulationModel, axis_drives, axis_limits
+from .articulation_model import ArticulationModel, axis_drives, axis_limits, cone_limited
 from .frames import pose_matrix
 from .shapes import Shapes, no_shapes
 
@@ -91,6 +91,7 @@ class ConstraintJoint:
     side1: tuple[int, int]
     limits: np.ndarray | None = None  # (6, 2) [lower, upper] of its limited free axes (articulation_model.axis_limits)
     drives: np.ndarray | None = None  # (6, JD_COLUMNS) drives of its free axes (articulation_model.axis_drives)
+    cone: bool = False  # its rotY / rotZ limits are a spherical joint's cone (articulation_model.cone_limited)
 
 
 def _islands(n_trees: int, joints: list[ConstraintJoint]) -> list[list[int]]:
@@ -351,6 +352,7 @@ def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
         side1,
         axis_limits(desc),
         axis_drives(desc),
+        cone_limited(desc),
     )
 
 
@@ -401,9 +403,11 @@ def _row_table(trees, tree, joints, islands, dof_start):
         for axis in (3, 4, 5, 0, 1, 2):
             if drives[axis, L.JD_STIFFNESS] != 0.0 or drives[axis, L.JD_DAMPING] != 0.0:
                 add(L.ROW_JOINT_DRIVE, axis)
+        if j.cone:
+            add(L.ROW_JOINT_LIMIT, L.LIMIT_CONE)
         for axis in (3, 4, 5, 0, 1, 2):
             for side in range(2):
-                if np.isfinite(limits[axis, side]):
+                if np.isfinite(limits[axis, side]) and not (j.cone and axis >= 4):
                     add(L.ROW_JOINT_LIMIT, axis + 6 * side)
         for axis in (3, 4, 5, 0, 1, 2):
             if j.locked[axis]:

@@ -18,6 +18,7 @@ from ..layout import (
     JD_STIFFNESS,
     JD_TARGET_POSITION,
     JD_TARGET_VELOCITY,
+    LIMIT_CONE,
     MP_DAMPING_RATIO,
     MP_FREQUENCY,
     MP_GEARING,
@@ -335,12 +336,81 @@ def joint_jacobian(angular, n0, n1, n2, pj, sides, nv0, nv1, jac, joff, rv):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def ellipse_point(y, z, ry, rz):
+    """PhysX's PxEllipseClamp: the point of the ellipse (y / ry)^2 + (z / rz)^2 = 1 nearest (y, z), by the
+    Lagrange multiplier's Newton iteration (a point inside returns where the first guess leaves it, as
+    PhysX's does)."""
+    qy, qz = abs(y), abs(z)
+    if ry >= rz and qz < 1e-6:
+        return (ry if y > 0.0 else -ry), 0.0
+    if ry < rz and qy < 1e-6:
+        return 0.0, (rz if z > 0.0 else -rz)
+    ey, ez = ry * ry, rz * rz
+    t = max(ry * qy - ey, rz * qz - ez)
+    dy = dz = 0.0
+    for _ in range(20):
+        dy, dz = 1.0 / (t + ey), 1.0 / (t + ez)
+        fy, fz = ry * qy * dy, rz * qz * dz
+        f = fy * fy + fz * fz - 1.0
+        if f < 1e-4:
+            break
+        t += f / (2.0 * (fy * fy * dy + fz * fz * dz))
+    return ey * y * dy, ez * z * dz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def cone_limit(rel, y_max, z_max):
+    """A spherical joint's swing cone as PhysX's D6 limits it (Cm::ConeLimitHelperTanLess::getLimit): the
+    swing of the relative rotation rel (A^T B, w >= 0; its twist about x split off, PxSeparateSwingTwist), its
+    swing angles clamped to the cone's ellipse of half-angles y_max, z_max; returns the row's axis in A's
+    frame (a turn about it moves B's x axis out of the cone) and the error (the sine of the angle left to
+    the cone, > 0 inside)."""
+    w, x, y, z = rel[0], rel[1], rel[2], rel[3]
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    tw, tx = 1.0, 0.0
+    if x != 0.0:
+        norm = math.sqrt(w * w + x * x)
+        tw, tx = w / norm, x / norm
+    sw, sy, sz = w * tw + x * tx, tw * y - z * tx, tw * z + y * tx  # the swing: rel times the twist's inverse
+    twist_axis_x = 1.0 - 2.0 * (sy * sy + sz * sz)  # B's x axis in A's frame
+    twist_axis_y, twist_axis_z = 2.0 * sw * sz, -2.0 * sw * sy
+    py, pz = ellipse_point(4.0 * math.atan2(sy, 1.0 + sw), 4.0 * math.atan2(sz, 1.0 + sw), y_max, z_max)
+    ny, nz = py / (y_max * y_max), pz / (z_max * z_max)
+    ry, rz = math.tan(0.25 * py), math.tan(0.25 * pz)  # the cone's edge as a tan-quarter rotation vector
+    r2 = ry * ry + rz * rz
+    a, b = 1.0 - r2, 1.0 / (1.0 + r2)
+    v1 = 2.0 * a * b * b
+    line_x, line_y, line_z = v1 * a - 1.0, v1 * 2.0 * rz, -v1 * 2.0 * ry  # the cone's edge line
+    rd = ry * ny + rz * nz
+    dv1 = -4.0 * rd * (3.0 - r2) * b * b * b
+    n_x = v1 * (-2.0 * rd) + dv1 * a  # the edge's derivative along the ellipse's normal
+    n_y = v1 * (2.0 * nz) + dv1 * 2.0 * rz
+    n_z = v1 * (-2.0 * ny) - dv1 * 2.0 * ry
+    length = math.sqrt(n_x * n_x + n_y * n_y + n_z * n_z)
+    ax = (line_y * n_z - line_z * n_y) / length
+    ay = (line_z * n_x - line_x * n_z) / length
+    az = (line_x * n_y - line_y * n_x) / length
+    cx, cy, cz = line_y * az - line_z * ay, line_z * ax - line_x * az, line_x * ay - line_y * ax
+    return ax, ay, az, cx * twist_axis_x + cy * twist_axis_y + cz * twist_axis_z
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_joint_limit(code, frames, rel, pj, sides, nv0, nv1, jac, joff, limits, rv):
     """One side of a limited free axis (code: the axis, [x, y, z, rotX, rotY, rotZ] of the joint frame, + 6
     for the upper side), as PhysX's D6 joint limits it: a linear axis by B's origin along A's axis, a
     rotation by the angle of the turn from A to B about it (PhysX's twist, 2 atan2(v_a, w) with w >= 0),
     its row about B's axis. The error is the distance to the limit (>= 0 while within it), J its rate."""
     A, B = frames[0], frames[1]
+    if code == LIMIT_CONE:  # PhysX's row: its axis on body0's side, the error's rate (omega_A - omega_B) . n
+        ax, ay, az, error = cone_limit(rel, limits[4, 1], limits[5, 1])
+        n0 = A[0, 0] * ax + A[0, 1] * ay + A[0, 2] * az
+        n1 = A[1, 0] * ax + A[1, 1] * ay + A[1, 2] * az
+        n2 = A[2, 0] * ax + A[2, 1] * ay + A[2, 2] * az
+        joint_jacobian(True, -n0, -n1, -n2, pj, sides, nv0, nv1, jac, joff, rv)
+        rv[RV_ERROR] = error
+        rv[RV_KEEP_BIAS] = 1.0 if error > 0.0 else 0.0
+        return
     axis, upper = code % 6, code >= 6
     a = axis % 3
     if axis >= 3:
