@@ -354,6 +354,39 @@ def test_keyframed_drive_targets_are_followed(tmp_path):
     assert b == pytest.approx(-math.degrees(q[art.dof_index("/World/b_hinge")]), abs=1e-4)
 
 
+def test_keyframed_drive_targets_of_a_joint_outside_articulations_are_followed(tmp_path):
+    """A door (a free body hinged to the world, no gravity) whose drive target is keyframed 0 -> 60 deg over
+    1 s, then held: the simulated door ends on 60 deg, and equals the same run through the Python API setting
+    each step's interpolated target (Scene.set_drive_target) to 1e-9."""
+    st = new_stage()
+    st.GetPrimAtPath("/World/scene").CreateAttribute("physics:gravityMagnitude", Sdf.ValueTypeNames.Float).Set(0.0)
+    door = body(st, "/World/door", pos=(1, 0, 0))
+    door.CreateAttribute("physxRigidBody:sleepThreshold", Sdf.ValueTypeNames.Float).Set(0.0)
+    hinge = joint(st, "/World/hinge", None, "/World/door", axis="Z", lp1=(-1, 0, 0))
+    drive = UsdPhysics.DriveAPI.Apply(hinge, "angular")
+    drive.CreateStiffnessAttr(2.0)  # N m / deg
+    drive.CreateDampingAttr(0.3)
+    target = drive.CreateTargetPositionAttr(0.0)
+    for code, degrees in ((0, 0.0), (24, 60.0)):  # 24 time codes per second
+        target.Set(degrees, code)
+    source = tmp_path / "door.usda"
+    st.GetRootLayer().Export(str(source))
+    out = tmp_path / "door_sim.usda"
+    usdart.simulate(source, duration=3.0, output=out, rate=240)
+    stage = Usd.Stage.Open(str(out))
+    last = stage.GetEndTimeCode()
+    turned = world_pose(stage, "/World/door", last)[1]
+    assert math.degrees(math.atan2(turned[1, 0], turned[0, 0])) == pytest.approx(60.0, abs=0.01)
+
+    scene = usdart.load(source)
+    scene.time_step = 1 / 240
+    for k in range(720):
+        scene.set_drive_target("/World/hinge", position=math.radians(60.0 * min(k / 240, 1.0)))
+        scene.step(1)
+    ours = world_pose(stage, "/World/door", last)
+    np.testing.assert_allclose(ours[0], scene.body_transform("/World/door")[:3], atol=1e-9)
+
+
 def test_keyframed_joint_state_prescribes_the_motion_in_stage_units(tmp_path):
     source = keyframed_stage(tmp_path / "keys_cm.usda", mpu=0.01)  # positions keyframed in centimetres
     out = tmp_path / "slide.usda"

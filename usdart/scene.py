@@ -315,6 +315,18 @@ class Scene:
                 engine.state.asleep[worlds, t] = False
                 engine.state.link_wake[worlds, l0:l1] = L.WAKE_TIME
 
+    @property
+    def driven_joints(self) -> list[str]:
+        """Paths of the joints outside the articulations whose free axes have drive rows."""
+        drive = self._engine.model.couplings.joint_drive
+        return [p for p, i in self._constraint_index.items() if drive[i][:, [L.JD_STIFFNESS, L.JD_DAMPING]].any()]
+
+    def joint(self, path: str):
+        """The imported description of the joint at `path` (usdart.core.description.JointDesc)."""
+        if str(path) not in self._joints:
+            raise UsdartError(f"{path}: not a joint of this stage")
+        return self._joints[str(path)]
+
     def _joint_drive(self, dof: str) -> tuple[int, int, float]:
         """(couplings joint, axis, sign) of a driven free axis of a joint outside the trees, by DOF name."""
         for path, index in self._constraint_index.items():
@@ -425,8 +437,9 @@ class Scene:
             joint = self._joints.get(path)
             if joint is None or path in self._unsimulated:
                 continue
-            held = np.isfinite(axis_limits(joint)).any(axis=1)
-            if any(d.limited and not held[CONSTRAINT_AXES.index(d.axis)] for d in joint.dofs):
+            held = np.isfinite(axis_limits(joint)).any(axis=1)  # (a spherical joint's cone lacking an angle is
+            unheld = [d for d in joint.dofs if d.limited and not held[CONSTRAINT_AXES.index(d.axis)]]
+            if unheld and joint.kind != "spherical":  # no limit in PhysX either: its cone needs both)
                 out.append(
                     f"{path}: a joint outside an articulation's tree: a D6's limits on several free rotations "
                     "(PhysX's swing pyramids) are not simulated yet (its locked axes and other limits are)"

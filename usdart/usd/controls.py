@@ -14,6 +14,7 @@ importer would read it (the API schema is applied to that axis).
   the articulation responds. A position track without a velocity track prescribes the velocity of its
   linear interpolation (the slope of the current segment). Re-simulating an output written by usdart
   therefore replays its recorded joint states.
+- Drive targets of joints outside the articulations (Scene.set_drive_target) follow their tracks alike.
 - A kinematic body whose transform is time-sampled (its own xformOps or an ancestor's) follows it: each
   step's kinematic target is its world pose, as USD evaluates it, at the step's end (as Isaac Sim drives an
   animated kinematic body), so what it carries or is jointed to moves with it.
@@ -74,10 +75,12 @@ class Track:
 
 class ControlTable(NamedTuple):
     """Every track at a list of times: per articulation, kind -> (times, n) values; the animated kinematic
-    bodies' targets (times, bodies, 7) [x, y, z, qw, qx, qy, qz] (SI), each at that time plus a step."""
+    bodies' targets (times, bodies, 7) [x, y, z, qw, qx, qy, qz] (SI), each at that time plus a step; the
+    drive targets of joints outside the articulations (times, tracks)."""
 
     articulations: list[dict[str, np.ndarray]]
     kinematic: np.ndarray
+    joints: np.ndarray
 
 
 def time_varying(prim: Usd.Prim) -> bool:
@@ -129,6 +132,21 @@ class StageControls:
             }
             if found.tracks:
                 self._arts.append(found)
+        # drive targets of joints outside the articulations: (DOF name, kind, track in the joint's USD sense)
+        self._joint_tracks: list[tuple[str, str, Track]] = []
+        for path in scene.driven_joints:
+            joint, prim = scene.joint(path), stage.GetPrimAtPath(path)
+            schemas = applied_schemas(prim)
+            for dof in joint.dofs:
+                sense = -1.0 if joint.reversed else 1.0
+                factor = sense * usd_to_internal(joint, dof, settings)
+                for kind in ("target_position", "target_velocity"):
+                    api, name = TRACK_ATTRIBUTES[kind]
+                    if f"{api}:{dof.usd_instance}" in schemas:
+                        track = self._track(prim, name.format(instance=dof.usd_instance), 0, factor)
+                        if track is not None:
+                            self._joint_tracks.append((dof.name, kind, track))
+        self._joint_targets = np.full(len(self._joint_tracks), np.nan)  # what was set last (set on change)
 
     def _track(self, prim, name: str, dof: int, factor: float) -> Track | None:
         attr = prim.GetAttribute(name)
@@ -153,7 +171,7 @@ class StageControls:
 
     @property
     def empty(self) -> bool:
-        return not self._arts and not self._kinematic
+        return not self._arts and not self._kinematic and not self._joint_tracks
 
     @property
     def sampled_dofs(self) -> dict[str, list[str]]:
@@ -163,6 +181,8 @@ class StageControls:
             names = found.art.dof_names
             for kind, tracks in found.tracks.items():
                 out.setdefault(kind, []).extend(names[t.dof] for t in tracks if not t.slope)
+        for name, kind, _ in self._joint_tracks:
+            out.setdefault(kind, []).append(name)
         return out
 
     def table(self, times) -> ControlTable:
@@ -174,6 +194,7 @@ class StageControls:
                 for found in self._arts
             ],
             self._kinematic_targets(times + self._scene.time_step),
+            np.array([track.at(times) for _, _, track in self._joint_tracks]).reshape(-1, len(times)).T,
         )
 
     def _kinematic_targets(self, times: np.ndarray) -> np.ndarray:
@@ -203,6 +224,10 @@ class StageControls:
         """Row `row` of a `table`; `states=False` sets the drive targets only (and kinematic targets)."""
         for path, target in zip(self._kinematic, table.kinematic[row]):
             self._scene.set_kinematic_target(path, target[:3], target[3:])
+        for k, ((name, kind, _), value) in enumerate(zip(self._joint_tracks, table.joints[row])):
+            if value != self._joint_targets[k]:  # (setting wakes the joint's bodies)
+                self._scene.set_drive_target(name, **{kind.removeprefix("target_"): value})
+                self._joint_targets[k] = value
         for found, values in zip(self._arts, table.articulations):
             art = found.art
             for kind, target in (
