@@ -15,7 +15,6 @@ from .core import layout as L
 from .core.articulation_model import (
     CONSTRAINT_AXES,
     axis_drives,
-    axis_limits,
     build_articulation_model,
     locked_axes,
 )
@@ -429,21 +428,13 @@ class Scene:
 
     def _locked_axes_only(self) -> list[str]:
         """Joints outside articulation trees are solved as rows of their locked axes and of the limits and
-        drives articulation_model.axis_limits / axis_drives build (a spherical joint's cone included); a D6's
-        limits on several free rotations and its swing drives are not simulated yet (said, not dropped
-        silently)."""
+        drives articulation_model.axis_limits / axis_drives build; a D6's swing drives are not simulated yet
+        (said, not dropped silently)."""
         out = []
         for path in self.description.constraints:
             joint = self._joints.get(path)
             if joint is None or path in self._unsimulated:
                 continue
-            held = np.isfinite(axis_limits(joint)).any(axis=1)  # (a spherical joint's cone lacking an angle is
-            unheld = [d for d in joint.dofs if d.limited and not held[CONSTRAINT_AXES.index(d.axis)]]
-            if unheld and joint.kind != "spherical":  # no limit in PhysX either: its cone needs both)
-                out.append(
-                    f"{path}: a joint outside an articulation's tree: a D6's limits on several free rotations "
-                    "(PhysX's swing pyramids) are not simulated yet (its locked axes and other limits are)"
-                )
             driven = axis_drives(joint)[:, [L.JD_STIFFNESS, L.JD_DAMPING]].any(axis=1)
             if any(d.drive is not None and not driven[CONSTRAINT_AXES.index(d.axis)] for d in joint.dofs):
                 out.append(

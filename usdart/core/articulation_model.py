@@ -367,14 +367,13 @@ def locked_axes(joint) -> list[bool]:
 def axis_limits(joint) -> np.ndarray:
     """(6, 2) [lower, upper] of the limited free axes a joint outside the trees holds by rows ([x, y, z, rotX,
     rotY, rotZ] of its joint frame; +-inf: none), as PhysX's D6 joint limits them: each free linear axis
-    along body0's joint axis, the angle about a rotation axis when it is the joint's only free rotation
-    (PhysX's twist limit), and a spherical joint's cone (rotY, rotZ: its half-angles; `cone_limited`).
-    Other limits on several free rotations (a D6's swing pyramids) are not built."""
+    along body0's joint axis, a revolute's angle about its axis and a D6's twist about x (PhysX's twist
+    limit), a D6's swings about y and z (PhysX's pyramid), and a spherical joint's cone (rotY, rotZ: its
+    half-angles; `cone_limited`; PhysX applies none unless both are given)."""
     out = np.full((6, 2), np.inf)
     out[:, 0] = -np.inf
-    rotations = sum(1 for d in joint.dofs if d.angular)
     for d in joint.dofs:
-        if d.limited and (not d.angular or rotations == 1 or cone_limited(joint)):
+        if d.limited and (joint.kind != "spherical" or cone_limited(joint)):
             out[CONSTRAINT_AXES.index(d.axis)] = d.lower, d.upper
     return out
 

@@ -99,6 +99,9 @@ ROW_KIND_NAMES = (
 # ROW_JOINT_LIMIT's R_AXIS for a spherical joint's cone (PhysX's swing cone about the joint frame's x axis,
 # half-angles joint_limit[rotY], [rotZ]): an angular code past the axes' (15 % 6 = 3)
 LIMIT_CONE = 15
+# ... and of a D6's swing limit (rotY, rotZ; PhysX's pyramid, measured on the swing split from the twist):
+# LIMIT_SWING + the axis + 6 for the upper side (16, 17, 22, 23: angular codes too)
+LIMIT_SWING = 12
 # ROW_JOINT_DRIVE: a driven free axis of a joint outside the trees, before its limit rows; R_AXIS: the axis.
 # Its parameters: model.couplings.joint_drive (n_joints, 6, JD_COLUMNS) per axis
 JD_STIFFNESS, JD_DAMPING, JD_MAX_FORCE, JD_TARGET_POSITION, JD_TARGET_VELOCITY, JD_ACCELERATION = range(6)

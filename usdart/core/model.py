@@ -92,6 +92,7 @@ class ConstraintJoint:
     limits: np.ndarray | None = None  # (6, 2) [lower, upper] of its limited free axes (articulation_model.axis_limits)
     drives: np.ndarray | None = None  # (6, JD_COLUMNS) drives of its free axes (articulation_model.axis_drives)
     cone: bool = False  # its rotY / rotZ limits are a spherical joint's cone (articulation_model.cone_limited)
+    swings: bool = False  # its rotY / rotZ limits are a D6's swing pyramid (measured on the swing, LIMIT_SWING)
 
 
 def _islands(n_trees: int, joints: list[ConstraintJoint]) -> list[list[int]]:
@@ -353,6 +354,7 @@ def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
         axis_limits(desc),
         axis_drives(desc),
         cone_limited(desc),
+        desc.kind == "d6",
     )
 
 
@@ -408,7 +410,8 @@ def _row_table(trees, tree, joints, islands, dof_start):
         for axis in (3, 4, 5, 0, 1, 2):
             for side in range(2):
                 if np.isfinite(limits[axis, side]) and not (j.cone and axis >= 4):
-                    add(L.ROW_JOINT_LIMIT, axis + 6 * side)
+                    swing = j.swings and axis >= 4
+                    add(L.ROW_JOINT_LIMIT, (L.LIMIT_SWING if swing else 0) + axis + 6 * side)
         for axis in (3, 4, 5, 0, 1, 2):
             if j.locked[axis]:
                 add(L.ROW_JOINT, axis)

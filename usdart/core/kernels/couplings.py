@@ -19,6 +19,7 @@ from ..layout import (
     JD_TARGET_POSITION,
     JD_TARGET_VELOCITY,
     LIMIT_CONE,
+    LIMIT_SWING,
     MP_DAMPING_RATIO,
     MP_FREQUENCY,
     MP_GEARING,
@@ -358,13 +359,10 @@ def ellipse_point(y, z, ry, rz):
     return ey * y * dy, ez * z * dz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def cone_limit(rel, y_max, z_max):
-    """A spherical joint's swing cone as PhysX's D6 limits it (Cm::ConeLimitHelperTanLess::getLimit): the
-    swing of the relative rotation rel (A^T B, w >= 0; its twist about x split off, PxSeparateSwingTwist), its
-    swing angles clamped to the cone's ellipse of half-angles y_max, z_max; returns the row's axis in A's
-    frame (a turn about it moves B's x axis out of the cone) and the error (the sine of the angle left to
-    the cone, > 0 inside)."""
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def swing_of(rel):
+    """(w, y, z) of the swing of a relative rotation rel (A^T B, taken with w >= 0): rel times the inverse of
+    its twist about x (PhysX's PxSeparateSwingTwist; the swing's x part is 0)."""
     w, x, y, z = rel[0], rel[1], rel[2], rel[3]
     if w < 0.0:
         w, x, y, z = -w, -x, -y, -z
@@ -372,7 +370,17 @@ def cone_limit(rel, y_max, z_max):
     if x != 0.0:
         norm = math.sqrt(w * w + x * x)
         tw, tx = w / norm, x / norm
-    sw, sy, sz = w * tw + x * tx, tw * y - z * tx, tw * z + y * tx  # the swing: rel times the twist's inverse
+    return w * tw + x * tx, tw * y - z * tx, tw * z + y * tx
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def cone_limit(rel, y_max, z_max):
+    """A spherical joint's swing cone as PhysX's D6 limits it (Cm::ConeLimitHelperTanLess::getLimit): the
+    swing of the relative rotation rel (A^T B, w >= 0; its twist about x split off, PxSeparateSwingTwist), its
+    swing angles clamped to the cone's ellipse of half-angles y_max, z_max; returns the row's axis in A's
+    frame (a turn about it moves B's x axis out of the cone) and the error (the sine of the angle left to
+    the cone, > 0 inside)."""
+    sw, sy, sz = swing_of(rel)
     twist_axis_x = 1.0 - 2.0 * (sy * sy + sz * sz)  # B's x axis in A's frame
     twist_axis_y, twist_axis_z = 2.0 * sw * sz, -2.0 * sw * sy
     py, pz = ellipse_point(4.0 * math.atan2(sy, 1.0 + sw), 4.0 * math.atan2(sz, 1.0 + sw), y_max, z_max)
@@ -398,9 +406,11 @@ def cone_limit(rel, y_max, z_max):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def fill_joint_limit(code, frames, rel, pj, sides, nv0, nv1, jac, joff, limits, rv):
     """One side of a limited free axis (code: the axis, [x, y, z, rotX, rotY, rotZ] of the joint frame, + 6
-    for the upper side), as PhysX's D6 joint limits it: a linear axis by B's origin along A's axis, a
-    rotation by the angle of the turn from A to B about it (PhysX's twist, 2 atan2(v_a, w) with w >= 0),
-    its row about B's axis. The error is the distance to the limit (>= 0 while within it), J its rate."""
+    for the upper side; LIMIT_SWING + that for a D6's swing; LIMIT_CONE a spherical joint's cone), as PhysX's
+    D6 joint limits it: a linear axis by B's origin along A's axis, a rotation by the angle of the turn from
+    A to B about it (PhysX's twist, 2 atan2(v_a, w) with w >= 0) about B's axis, a swing by the angle of
+    the turn's swing part (PhysX's pyramid), the cone by `cone_limit`. The error is the distance to the
+    limit (>= 0 while within it), J its rate."""
     A, B = frames[0], frames[1]
     if code == LIMIT_CONE:  # PhysX's row: its axis on body0's side, the error's rate (omega_A - omega_B) . n
         ax, ay, az, error = cone_limit(rel, limits[4, 1], limits[5, 1])
@@ -411,9 +421,20 @@ def fill_joint_limit(code, frames, rel, pj, sides, nv0, nv1, jac, joff, limits, 
         rv[RV_ERROR] = error
         rv[RV_KEEP_BIAS] = 1.0 if error > 0.0 else 0.0
         return
-    axis, upper = code % 6, code >= 6
+    swing = code >= LIMIT_SWING
+    axis, upper = (code - LIMIT_SWING if swing else code) % 6, (code - LIMIT_SWING if swing else code) >= 6
     a = axis % 3
-    if axis >= 3:
+    if swing:  # a D6's swing about y or z (PhysX's pyramid): its angle 4 atan2(s_a, 1 + s_w), about A s e_a
+        sw, sy, sz = swing_of(rel)
+        value = 4.0 * math.atan2(sy if a == 1 else sz, 1.0 + sw)
+        if a == 1:
+            ex, ey, ez = -2.0 * sw * sz, 1.0 - 2.0 * sz * sz, 2.0 * sy * sz
+        else:
+            ex, ey, ez = 2.0 * sw * sy, 2.0 * sy * sz, 1.0 - 2.0 * sy * sy
+        n0 = A[0, 0] * ex + A[0, 1] * ey + A[0, 2] * ez
+        n1 = A[1, 0] * ex + A[1, 1] * ey + A[1, 2] * ez
+        n2 = A[2, 0] * ex + A[2, 1] * ey + A[2, 2] * ez
+    elif axis >= 3:
         w, v = rel[0], rel[1 + a]
         if w < 0.0:
             w, v = -w, -v
