@@ -709,6 +709,17 @@ def test_a_free_body_hung_from_the_world_moves_as_in_physx(tmp_path, kind, solve
     assert rotation_angle(theirs, ours).max() <= TOL
 
 
+def hung_as_in_physx(path: Path, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The hung-body stage `text` written to `path`, every joint simulated (no warning says otherwise), and
+    both_hung's poses over DURATION at 60 Hz, checked equal to TOL in position and rotation: (theirs, ours)."""
+    path.write_text(text)
+    assert not [w for w in usdart.load(str(path)).warnings if "not simulated" in w]
+    theirs, ours = both_hung(path, round(DURATION * 60))
+    assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
+    assert rotation_angle(theirs, ours).max() <= TOL
+    return theirs, ours
+
+
 LIMITED_JOINTS = {  # the hung body's joint with limits on its free axes: joint type, axis and limit lines, end
     "revolute into its upper limit": (  # falls about Y from horizontal, to rest at 40 deg
         "PhysicsRevoluteJoint",
@@ -748,12 +759,7 @@ def test_limits_of_a_joint_outside_articulations_hold_as_in_physx(tmp_path, kind
             "vector3f physics:velocity = (0, 0, 2)\n        vector3f physics:angularVelocity = (0, 0, 200)\n"
             "        double3 xformOp:translate = (1, 0, 0)",
         )
-    path = tmp_path / f"limited_{solver}.usda"
-    path.write_text(text.replace("JOINT", joint_type))
-    assert not [w for w in usdart.load(str(path)).warnings if "not simulated" in w]
-    theirs, ours = both_hung(path, round(DURATION * 60))
-    assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
-    assert rotation_angle(theirs, ours).max() <= TOL
+    theirs, ours = hung_as_in_physx(tmp_path / f"limited_{solver}.usda", text.replace("JOINT", joint_type))
     x, z = ours[-1, 0], ours[-1, 2]
     if kind.startswith("revolute"):
         angle = math.atan2(-z, x)  # the body turned about Y from (1, 0, 0)
@@ -809,12 +815,7 @@ def test_drives_of_a_joint_outside_articulations_act_as_in_physx(tmp_path, kind,
     text = HUNG_BODY.replace("SOLVER", solver).replace("AXIS", lines)
     api = f'(prepend apiSchemas = ["PhysicsDriveAPI:{instance}"])'
     text = text.replace('def JOINT "joint"\n', f'def JOINT "joint" {api}\n')
-    path = tmp_path / f"driven_{solver}.usda"
-    path.write_text(text.replace("JOINT", joint_type))
-    assert not [w for w in usdart.load(str(path)).warnings if "not simulated" in w]
-    theirs, ours = both_hung(path, round(DURATION * 60))
-    assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
-    assert rotation_angle(theirs, ours).max() <= TOL
+    theirs, ours = hung_as_in_physx(tmp_path / f"driven_{solver}.usda", text.replace("JOINT", joint_type))
     assert np.ptp(theirs[:, 2]) > 0.05  # it moved
 
 

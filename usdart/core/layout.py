@@ -82,18 +82,6 @@ DOF_PAR_COLUMNS = 25
     ROW_JOINT_LIMIT,
     ROW_JOINT_DRIVE,
 ) = range(10)
-ROW_KIND_NAMES = (
-    "drive",
-    "friction",
-    "limit",
-    "velocity limit",
-    "spatial tendon",
-    "fixed tendon",
-    "mimic",
-    "joint",
-    "joint limit",
-    "joint drive",
-)
 # ROW_JOINT_LIMIT: one side of a limited free axis of a joint outside the trees, just before the joint's
 # ROW_JOINT rows; R_AXIS: the axis ([x, y, z, rotX, rotY, rotZ] of the joint frame), + 6 for the upper side
 # ROW_JOINT_LIMIT's R_AXIS for a spherical joint's cone (PhysX's swing cone about the joint frame's x axis,

@@ -25,6 +25,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .spatial import rotated
+
 PARALLEL = 1e-4  # sine of the angle under which two directions count as parallel: their cross product is no axis
 REL_TOL = 0.05  # an edge axis beats the best face axis (and B's face A's) only by this fraction of its separation
 ABS_TOL = 1e-5  # ... plus this fraction of the shapes' size
@@ -72,16 +74,6 @@ def _write(out, row, rot, pos, lx, ly, lz, nx, ny, nz, sep):
 
 
 # ---------------------------------------------------------------------------------------------- sphere-box
-
-
-@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
-def rotated(rot, x, y, z):
-    """rot @ (x, y, z): a direction in a box's frame, in world."""
-    return (
-        rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z,
-        rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
-        rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z,
-    )
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

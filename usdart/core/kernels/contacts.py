@@ -107,6 +107,7 @@ from .jacobian import point_jacobian
 from .kinematics import com_position, root_com
 from .rows import apply, rate
 from .solver import link_cfm
+from .spatial import add_impulse_at, rotated
 from .tree_factor import solve
 
 TINY_RESPONSE = 1e-12  # rows whose response is below this cannot act (PhysX drops them)
@@ -534,14 +535,7 @@ def contact_link_impulses(shape, contact_pair, crow, cval, r0, r1, link_vec, rot
             o = CV_POINT_A if side == 0 else CV_POINT_B
             cx, cy, cz = com_position(link_vec, rot, pos, link)
             fx, fy, fz = scale * v[CV_DIRECTION], scale * v[CV_DIRECTION + 1], scale * v[CV_DIRECTION + 2]
-            rx, ry, rz = v[o] - cx, v[o + 1] - cy, v[o + 2] - cz
-            row = out[link]
-            row[0] += fx
-            row[1] += fy
-            row[2] += fz
-            row[3] += ry * fz - rz * fy
-            row[4] += rz * fx - rx * fz
-            row[5] += rx * fy - ry * fx
+            add_impulse_at(out[link], v[o] - cx, v[o + 1] - cy, v[o + 2] - cz, fx, fy, fz)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -576,19 +570,10 @@ def surface_velocity(par, shape, s, rot, pos, x, y, z):
     li = shape[s, S_LINK]
     R, o = rot[li], pos[li]
     if p[SP_SURFACE_LOCAL] != 0.0:
-        v0, v1, v2 = _turned(R, v0, v1, v2)
-        w0, w1, w2 = _turned(R, w0, w1, w2)
+        v0, v1, v2 = rotated(R, v0, v1, v2)
+        w0, w1, w2 = rotated(R, w0, w1, w2)
     r0, r1, r2 = x - o[0], y - o[1], z - o[2]
     return v0 + w1 * r2 - w2 * r1, v1 + w2 * r0 - w0 * r2, v2 + w0 * r1 - w1 * r0
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def _turned(R, x, y, z):
-    return (
-        R[0, 0] * x + R[0, 1] * y + R[0, 2] * z,
-        R[1, 0] * x + R[1, 1] * y + R[1, 2] * z,
-        R[2, 0] * x + R[2, 1] * y + R[2, 2] * z,
-    )
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")

@@ -38,7 +38,7 @@ from ..layout import (
     SP_SIZE1,
     SP_SIZE2,
 )
-from .box_contacts import rotated
+from .spatial import rotated
 
 GJK_ITERATIONS = 64
 RELATIVE_TOLERANCE = 1e-9  # of the two shapes' size: GJK's and EPA's convergence, degenerate simplices

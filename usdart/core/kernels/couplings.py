@@ -50,6 +50,7 @@ from ..layout import (
 )
 from .jacobian import point_jacobian
 from .rows import TINY_RESPONSE, apply, rate
+from .spatial import rotated
 from .tree_factor import solve
 
 
@@ -414,9 +415,7 @@ def fill_joint_limit(code, frames, rel, pj, sides, nv0, nv1, jac, joff, limits, 
     A, B = frames[0], frames[1]
     if code == LIMIT_CONE:  # PhysX's row: its axis on body0's side, the error's rate (omega_A - omega_B) . n
         ax, ay, az, error = cone_limit(rel, limits[4, 1], limits[5, 1])
-        n0 = A[0, 0] * ax + A[0, 1] * ay + A[0, 2] * az
-        n1 = A[1, 0] * ax + A[1, 1] * ay + A[1, 2] * az
-        n2 = A[2, 0] * ax + A[2, 1] * ay + A[2, 2] * az
+        n0, n1, n2 = rotated(A, ax, ay, az)
         joint_jacobian(True, -n0, -n1, -n2, pj, sides, nv0, nv1, jac, joff, rv)
         rv[RV_ERROR] = error
         rv[RV_KEEP_BIAS] = 1.0 if error > 0.0 else 0.0
@@ -431,9 +430,7 @@ def fill_joint_limit(code, frames, rel, pj, sides, nv0, nv1, jac, joff, limits, 
             ex, ey, ez = -2.0 * sw * sz, 1.0 - 2.0 * sz * sz, 2.0 * sy * sz
         else:
             ex, ey, ez = 2.0 * sw * sy, 2.0 * sy * sz, 1.0 - 2.0 * sy * sy
-        n0 = A[0, 0] * ex + A[0, 1] * ey + A[0, 2] * ez
-        n1 = A[1, 0] * ex + A[1, 1] * ey + A[1, 2] * ez
-        n2 = A[2, 0] * ex + A[2, 1] * ey + A[2, 2] * ez
+        n0, n1, n2 = rotated(A, ex, ey, ez)
     elif axis >= 3:
         w, v = rel[0], rel[1 + a]
         if w < 0.0:

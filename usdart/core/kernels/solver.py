@@ -96,6 +96,7 @@ from .rows import (
     solve_limit,
     solve_velocity_limit,
 )
+from .spatial import add_impulse_at, rotated
 from .tree_factor import inverse_quadratic, solve, unit_response
 
 CONVERGED = 1e-13  # a sweep that changes no velocity by more than this leaves the result as it is
@@ -540,18 +541,12 @@ def joint_link_impulses(couplings, r0, r1, row_value, link_vec, rot, out):
                 continue
             scale = lam if side == 1 else -lam
             R, f, v, c = rot[link], joint_frame[j, side], row_value[r], link_vec[link, COM]
-            x, y, z = f[0, 3] - c[0], f[1, 3] - c[1], f[2, 3] - c[2]  # the anchor from the COM, link axes
-            rx = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z
-            ry = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z
-            rz = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z
+            rx, ry, rz = rotated(R, f[0, 3] - c[0], f[1, 3] - c[1], f[2, 3] - c[2])  # the anchor from the COM
             fx, fy, fz = scale * v[RV_ANCHOR_AXIS], scale * v[RV_ANCHOR_AXIS + 1], scale * v[RV_ANCHOR_AXIS + 2]
             o = out[link]
-            o[0] += fx
-            o[1] += fy
-            o[2] += fz
-            o[3] += ry * fz - rz * fy + scale * v[RV_TURN_AXIS]
-            o[4] += rz * fx - rx * fz + scale * v[RV_TURN_AXIS + 1]
-            o[5] += rx * fy - ry * fx + scale * v[RV_TURN_AXIS + 2]
+            add_impulse_at(o, rx, ry, rz, fx, fy, fz)
+            for a in range(3):
+                o[3 + a] += scale * v[RV_TURN_AXIS + a]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -99,3 +99,24 @@ def rigid_to_matrix(m, h, inertia, out):
     for a in range(3):
         for b in range(3):
             out[3 + b, a] = out[a, 3 + b]
+
+
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
+def rotated(rot, x, y, z):
+    """rot @ (x, y, z): a vector of a frame turned by its rotation matrix, e.g. into world axes."""
+    return (
+        rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z,
+        rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
+        rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z,
+    )
+
+
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
+def add_impulse_at(out, rx, ry, rz, fx, fy, fz):
+    """out[0:3] += impulse f, out[3:6] += its angular impulse r x f about the point r is measured from."""
+    out[0] += fx
+    out[1] += fy
+    out[2] += fz
+    out[3] += ry * fz - rz * fy
+    out[4] += rz * fx - rx * fz
+    out[5] += rx * fy - ry * fx
