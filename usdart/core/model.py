@@ -14,7 +14,7 @@ then its DOFs; `v_parent` is the expanded parent array used by the tree-sparse m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -89,8 +89,10 @@ class ConstraintJoint:
     locked: np.ndarray  # (6,) bool: [x, y, z, rotX, rotY, rotZ] of the joint frame
     side0: tuple[int, int]
     side1: tuple[int, int]
-    limits: np.ndarray | None = None  # (6, 2) [lower, upper] of its limited free axes (articulation_model.axis_limits)
-    drives: np.ndarray | None = None  # (6, JD_COLUMNS) drives of its free axes (articulation_model.axis_drives)
+    limits: np.ndarray = field(default_factory=lambda: np.array([[-np.inf, np.inf]] * 6))  # (6, 2) [lower, upper]
+    # of its limited free axes (articulation_model.axis_limits; +-inf: none)
+    drives: np.ndarray = field(default_factory=lambda: np.zeros((6, L.JD_COLUMNS)))  # (6, JD_COLUMNS) drives of
+    # its free axes (articulation_model.axis_drives; zeros: none)
     cone: bool = False  # its rotY / rotZ limits are a spherical joint's cone (articulation_model.cone_limited)
     swings: bool = False  # its rotY / rotZ limits are a D6's swing pyramid (measured on the swing, LIMIT_SWING)
 
@@ -242,8 +244,8 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
         ),
         joint_frame=np.array([[j.frame0, j.frame1] for j in joints], float).reshape(len(joints), 2, 4, 4),
         joint_sides=np.array(joint_sides, np.int64),
-        joint_limit=np.array([_limits(j) for j in joints], float).reshape(len(joints), 6, 2),
-        joint_drive=np.array([_drives(j) for j in joints], float).reshape(len(joints), 6, L.JD_COLUMNS),
+        joint_limit=np.array([j.limits for j in joints], float).reshape(len(joints), 6, 2),
+        joint_drive=np.array([j.drives for j in joints], float).reshape(len(joints), 6, L.JD_COLUMNS),
     )
     return Model(
         Trees(tree, island, island_trees, v_parent, v_h, v_dof),
@@ -312,20 +314,6 @@ def closed_trees(model: Model) -> np.ndarray:
                 if link >= 0:
                     closed[link_tree[link]] = False
     return closed
-
-
-def _limits(joint: ConstraintJoint) -> np.ndarray:
-    """A constraint joint's (6, 2) free-axis limits; +-inf where it has none."""
-    if joint.limits is not None:
-        return joint.limits
-    out = np.full((6, 2), np.inf)
-    out[:, 0] = -np.inf
-    return out
-
-
-def _drives(joint: ConstraintJoint) -> np.ndarray:
-    """A constraint joint's (6, JD_COLUMNS) free-axis drives; zeros where it has none."""
-    return joint.drives if joint.drives is not None else np.zeros((6, L.JD_COLUMNS))
 
 
 def _global(side, link_start) -> int:
@@ -401,7 +389,7 @@ def _row_table(trees, tree, joints, islands, dof_start):
 
         # a joint's rows, each kind angular axes first (PhysX's order): its drives, its limits' sides, then its
         # locked axes
-        drives, limits = _drives(j), _limits(j)
+        drives, limits = j.drives, j.limits
         for axis in (3, 4, 5, 0, 1, 2):
             if drives[axis, L.JD_STIFFNESS] != 0.0 or drives[axis, L.JD_DAMPING] != 0.0:
                 add(L.ROW_JOINT_DRIVE, axis)
