@@ -404,6 +404,23 @@ def test_keyframed_joint_state_prescribes_the_motion_in_stage_units(tmp_path):
 
 
 # ---- command line: outputs, bad input, interruption ---------------------------------------------------
+def test_cli_simulate_says_which_joints_broke(runner, tmp_path):
+    """A 1 kg body welded 1 m from the world origin by a fixed joint whose breakForce (5 N) is below the
+    weight it carries (9.81 N): the joint breaks on the first step and the body falls freely, its height at
+    1 s within the first step's travel of -g t^2 / 2; the summary line names the joint."""
+    stage = new_stage()
+    body(stage, "/World/box", pos=(1, 0, 0))
+    weld = joint(stage, "/World/weld", None, "/World/box", kind="fixed", lp1=(-1, 0, 0))
+    weld.CreateAttribute("physics:breakForce", Sdf.ValueTypeNames.Float).Set(5.0)
+    path, out = tmp_path / "weld.usda", tmp_path / "out.usda"
+    stage.GetRootLayer().Export(str(path))
+    result = runner.invoke(main, ["simulate", str(path), "-o", str(out), "--duration", "1", "--rate", "60"])
+    assert result.exit_code == 0, result.output
+    assert one_line(result.stdout).endswith("; joints broken: /World/weld")
+    z = world_pose(Usd.Stage.Open(str(out)), "/World/box", 60)[0][2]
+    assert -0.5 * 9.81 <= z <= -0.5 * 9.81 * (1 - 1 / 60) ** 2
+
+
 def test_cli_simulate_writes_and_summarises(runner, tmp_path):
     out = tmp_path / "arm.usda"
     result = runner.invoke(main, ["simulate", str(ARM), "-o", str(out), "--duration", "0.25"])

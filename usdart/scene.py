@@ -17,6 +17,7 @@ from .core.articulation_model import (
     axis_drives,
     build_articulation_model,
     locked_axes,
+    loop_joint_descs,
 )
 from .core.description import ArticulationDesc, SceneDescription
 from .core.engine import Engine
@@ -56,7 +57,10 @@ class Scene:
         ]
         crossing = self._crossing_joints(descs)
         model = build_model(trees, [constraint_joint(j, s0, s1, locked_axes(j)) for j, s0, s1 in crossing], gravity)
-        loops = sum(len(m.loop_links) for m in trees)  # the couplings' joints: the trees' loops, then these
+        # the couplings' joints: the articulations' loop joints, then these
+        self._coupled_paths = [j.path for d in description.articulations for j in loop_joint_descs(d, joints)]
+        loops = len(self._coupled_paths)
+        self._coupled_paths += [j.path for j, _, _ in crossing]
         self._constraint_index = {j.path: loops + k for k, (j, _, _) in enumerate(crossing)}
         first_link = model.trees.tree[:, L.T_LINK0]
         where = {link: (t, int(first_link[t]) + k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
@@ -95,20 +99,21 @@ class Scene:
 
     def _crossing_joints(self, descs: list[ArticulationDesc]) -> list:
         """Joints whose bodies lie on different trees (or a free body and the world): (joint, side0, side1)
-        with sides (tree, local link), (-1, -1) for the world. Joints to unknown bodies and distance joints are
-        left out (reported as not simulated), and so are joints with no dynamic side (`_held_still`)."""
+        with sides (tree, local link), (-1, -1) for the world; distance joints too when both bodies are links of
+        one articulation (the articulation's loop joints hold axes only). Joints to unknown bodies are left out
+        (reported as not simulated), and so are joints with no dynamic side (`_held_still`)."""
         where = {link: (t, k) for t, d in enumerate(descs) for k, link in enumerate(d.links)}
         out = []
         for path in self.description.constraints:
             joint = self._joints.get(path)
-            if joint is None or joint.kind == "distance":
+            if joint is None:
                 continue
             sides = [(-1, -1) if b is None else where.get(b) for b in joint.bodies()]
             if None in sides:
                 continue
             trees = {t for t, _ in sides if t >= 0}
             articulation_loop = len(trees) == 1 and next(iter(trees)) < len(self.description.articulations)
-            if not trees or articulation_loop or self._held_still(joint):
+            if not trees or (articulation_loop and joint.kind != "distance") or self._held_still(joint):
                 continue  # that articulation's own loop rows, or nothing dynamic to hold (`_held_still`)
             out.append((joint, *sides))
         return out
@@ -116,7 +121,7 @@ class Scene:
     def _held_still(self, joint) -> bool:
         """Joints between kinematic bodies, or a kinematic body and the world: they join nothing that moves
         by force, so they are simulated by doing nothing (as in PhysX)."""
-        if joint is None or joint.kind == "distance":
+        if joint is None:
             return False
         bodies, sides = self.description.bodies, [b for b in joint.bodies() if b is not None]
         return bool(sides) and all(b in bodies and bodies[b].kinematic for b in sides)
@@ -320,6 +325,15 @@ class Scene:
         drive = self._engine.model.couplings.joint_drive
         return [p for p, i in self._constraint_index.items() if drive[i][:, [L.JD_STIFFNESS, L.JD_DAMPING]].any()]
 
+    def broken_joints(self, world: int = 0) -> list[str]:
+        """Paths of the joints that broke in `world` (their rows passed physics:breakForce / breakTorque in
+        a step, as PhysX breaks a joint: it acts no more; `reset` mends them). Joints of an articulation's
+        tree never break, as in PhysX."""
+        if not 0 <= world < self.worlds:
+            raise UsdartError(f"world {world} does not exist (the scene has {self.worlds})")
+        broken = self._engine.state.joint_broken[world]
+        return [self._coupled_paths[j] for j in np.flatnonzero(broken)]
+
     def joint(self, path: str):
         """The imported description of the joint at `path` (usdart.core.description.JointDesc)."""
         if str(path) not in self._joints:
@@ -420,10 +434,7 @@ class Scene:
 
     @property
     def warnings(self) -> list[str]:
-        unsimulated = [
-            f"{path}: distance joint, or joint to an unknown body: imported but not simulated yet"
-            for path in self._unsimulated
-        ]
+        unsimulated = [f"{path}: joint to an unknown body: imported but not simulated" for path in self._unsimulated]
         return list(self.description.warnings) + unsimulated + self._locked_axes_only()
 
     def _locked_axes_only(self) -> list[str]:

@@ -245,8 +245,13 @@ class SimulationResult:
         return (
             f"simulated {self.simulated_seconds:.4g} s ({self.steps} steps at {self.rate:.6g} Hz, {self.frames} "
             f"frames at {self.fps:.6g} fps) in {self.wall_seconds:.3g} s wall time, "
-            f"{self.real_time_factor:.3g}x real time{where}"
+            f"{self.real_time_factor:.3g}x real time{where}{self._broken()}"
         )
+
+    def _broken(self) -> str:
+        """The joints that broke during the run (physics:breakForce / breakTorque), said, as PhysX reports them."""
+        broken = self.scene.broken_joints()
+        return f"; joints broken: {', '.join(broken)}" if broken else ""
 
 
 def frame_count(steps: int, dt: float, fps: float) -> int:

@@ -122,6 +122,7 @@ class ArticulationModel(NamedTuple):
     loop_links: np.ndarray  # (n_loops, 2) link indices, -1 for the world
     loop_frames: np.ndarray  # (n_loops, 2, 4, 4) joint frame on each side (link frame, or world)
     loop_locked: np.ndarray  # (n_loops, 6) bool: constrained [x, y, z, rotX, rotY, rotZ] of the joint frame
+    loop_break: np.ndarray  # (n_loops, 2): break force (N) and torque (N m); inf: unbreakable
     sleep_threshold: float  # authored mass-normalised kinetic energy (m^2/s^2) below which an island may sleep
     position_iterations: int
     velocity_iterations: int
@@ -227,6 +228,17 @@ def build_articulation_model(desc: ArticulationDesc, gravity, loop_joints: dict 
     )
 
 
+def loop_joint_descs(desc: ArticulationDesc, joints: dict) -> list:
+    """The JointDescs of the loop joints an articulation holds by its own rows, in their order: those among
+    `joints` (by path) with both bodies its links or the world, distance joints left to the scene."""
+    links = set(desc.links)
+    return [
+        j
+        for j in (joints.get(p) for p in desc.loop_joints)
+        if j is not None and j.kind != "distance" and all(b is None or b in links for b in j.bodies())
+    ]
+
+
 def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: dict) -> dict:
     dofs = desc.dofs
     index = {d.name: k for k, d in enumerate(dofs)}
@@ -247,11 +259,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
     tendons = [t for t in desc.fixed_tendons if t.enabled]
     counts = [sum(1 for a in t.axes if a.dof in index) for t in tendons]
     link_index = {p: i for i, p in enumerate(desc.links)}
-    loops = [
-        j
-        for j in (loop_joints.get(p) for p in desc.loop_joints)
-        if j is not None and j.kind != "distance" and all(b is None or b in link_index for b in j.bodies())
-    ]
+    loops = loop_joint_descs(desc, loop_joints)
 
     def side(body):
         return -1 if body is None else link_index[body]
@@ -308,6 +316,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
             len(loops), 2, 4, 4
         ),
         loop_locked=np.array([locked_axes(j) for j in loops], bool).reshape(len(loops), 6),
+        loop_break=np.array([[j.break_force, j.break_torque] for j in loops], float).reshape(len(loops), 2),
         sleep_threshold=float(desc.sleep_threshold),
         position_iterations=int(desc.solver_position_iterations),
         velocity_iterations=int(desc.solver_velocity_iterations),

@@ -148,6 +148,9 @@ class JointDesc:
     reversed: bool = False  # True when body0/body1 were swapped to follow the tree (parent -> child)
     min_distance: float = -np.inf  # distance joints only (m)
     max_distance: float = np.inf
+    spring: tuple[float, float] | None = None  # a distance joint's spring: stiffness (N/m), damping (N s/m)
+    break_force: float = np.inf  # N: the joint breaks past it (never inside an articulation's tree)
+    break_torque: float = np.inf  # N m
 
     def bodies(self):
         return self.body0, self.body1

@@ -90,10 +90,28 @@ LIMIT_CONE = 15
 # ... and of a D6's swing limit (rotY, rotZ; PhysX's pyramid, measured on the swing split from the twist):
 # LIMIT_SWING + the axis + 6 for the upper side (16, 17, 22, 23: angular codes too)
 LIMIT_SWING = 12
+# ... and of a distance joint: LIMIT_DISTANCE + 6 side, side 0 its minimum, 1 its maximum (one-sided rows), 2 both
+# at one length (an equality row within PhysX's tolerance band); linear codes (24 % 6 = 0), model.couplings.joint_par
+LIMIT_DISTANCE = 24
 # ROW_JOINT_DRIVE: a driven free axis of a joint outside the trees, before its limit rows; R_AXIS: the axis.
 # Its parameters: model.couplings.joint_drive (n_joints, 6, JD_COLUMNS) per axis
 JD_STIFFNESS, JD_DAMPING, JD_MAX_FORCE, JD_TARGET_POSITION, JD_TARGET_VELOCITY, JD_ACCELERATION = range(6)
 JD_COLUMNS = 6
+# model.couplings.joint_par (n_joints, JP_COLUMNS): what a joint outside the trees holds besides its axes: the
+# force and torque past which it breaks (PhysX's breakForce / breakTorque: on the step's summed row impulses
+# over dt, the torque about its anchor; inf: never), and a distance joint's minimum and maximum (-inf / inf:
+# none), tolerance (PhysX's 0.025 m) and spring (JP_SPRING 1: its rows are PhysX's implicit springs)
+(
+    JP_BREAK_FORCE,
+    JP_BREAK_TORQUE,
+    JP_MIN_DISTANCE,
+    JP_MAX_DISTANCE,
+    JP_DISTANCE_TOLERANCE,
+    JP_SPRING,
+    JP_SPRING_STIFFNESS,
+    JP_SPRING_DAMPING,
+) = range(8)
+JP_COLUMNS = 8
 # the joint solver forces' split (usdart.core.kernels.entry.joint_solver_forces): the DOF rows by kind, then the
 # joint-space couplings (mimic joints, fixed tendons); spatial tendons and joint rows act on links, not along DOFs
 JOINT_FORCE_KINDS = ("drive", "friction", "limit", "velocity limit", "coupling")

@@ -64,6 +64,7 @@ class Couplings(NamedTuple):
     joint_sides: np.ndarray  # (n_joints,) int64: which sides move (usdart.core.kernels.couplings)
     joint_limit: np.ndarray  # (n_joints, 6, 2): [lower, upper] of each free axis its ROW_JOINT_LIMIT rows hold
     joint_drive: np.ndarray  # (n_joints, 6, JD_COLUMNS): JD_* of each free axis its ROW_JOINT_DRIVE rows drive
+    joint_par: np.ndarray  # (n_joints, JP_COLUMNS): JP_* (break force and torque; a distance joint's lengths)
 
 
 class Model(NamedTuple):
@@ -95,6 +96,26 @@ class ConstraintJoint:
     # its free axes (articulation_model.axis_drives; zeros: none)
     cone: bool = False  # its rotY / rotZ limits are a spherical joint's cone (articulation_model.cone_limited)
     swings: bool = False  # its rotY / rotZ limits are a D6's swing pyramid (measured on the swing, LIMIT_SWING)
+    par: np.ndarray = field(default_factory=lambda: joint_parameters())  # (JP_COLUMNS,) JP_*
+    distance: bool = False  # a distance joint: rows on its frames' distance (JP_MIN_DISTANCE ..), no axes
+
+
+DISTANCE_TOLERANCE = 0.025  # m: PhysX's distance joint tolerance, 0.025 of its length scale (1 m in any units)
+
+
+def joint_parameters(break_force=np.inf, break_torque=np.inf, distance=None) -> np.ndarray:
+    """A joint's JP_* row: its break force and torque (SI; inf: unbreakable) and, for a distance joint
+    (usdart.core.description.JointDesc), its minimum and maximum, PhysX's tolerance and its spring."""
+    out = np.zeros(L.JP_COLUMNS)
+    out[L.JP_BREAK_FORCE], out[L.JP_BREAK_TORQUE] = break_force, break_torque
+    out[L.JP_MIN_DISTANCE], out[L.JP_MAX_DISTANCE] = -np.inf, np.inf
+    if distance is not None:
+        out[L.JP_MIN_DISTANCE], out[L.JP_MAX_DISTANCE] = distance.min_distance, distance.max_distance
+        out[L.JP_DISTANCE_TOLERANCE] = DISTANCE_TOLERANCE
+        if distance.spring is not None:
+            out[L.JP_SPRING] = 1.0
+            out[L.JP_SPRING_STIFFNESS], out[L.JP_SPRING_DAMPING] = distance.spring
+    return out
 
 
 def _islands(n_trees: int, joints: list[ConstraintJoint]) -> list[list[int]]:
@@ -246,6 +267,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
         joint_sides=np.array(joint_sides, np.int64),
         joint_limit=np.array([j.limits for j in joints], float).reshape(len(joints), 6, 2),
         joint_drive=np.array([j.drives for j in joints], float).reshape(len(joints), 6, L.JD_COLUMNS),
+        joint_par=np.array([j.par for j in joints], float).reshape(len(joints), L.JP_COLUMNS),
     )
     return Model(
         Trees(tree, island, island_trees, v_parent, v_h, v_dof),
@@ -326,7 +348,9 @@ def _internal_joints(trees: list[ArticulationModel]) -> list[ConstraintJoint]:
     for t, m in enumerate(trees):
         for i in range(len(m.loop_links)):
             sides = [(-1, -1) if m.loop_links[i, s] < 0 else (t, int(m.loop_links[i, s])) for s in range(2)]
-            out.append(ConstraintJoint(f"{t}:{i}", m.loop_frames[i, 0], m.loop_frames[i, 1], m.loop_locked[i], *sides))
+            par = joint_parameters(*m.loop_break[i])
+            frames = m.loop_frames[i]
+            out.append(ConstraintJoint(f"{t}:{i}", frames[0], frames[1], m.loop_locked[i], *sides, par=par))
     return out
 
 
@@ -343,6 +367,8 @@ def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
         axis_drives(desc),
         cone_limited(desc),
         desc.kind == "d6",
+        joint_parameters(desc.break_force, desc.break_torque, desc if desc.kind == "distance" else None),
+        desc.kind == "distance",
     )
 
 
@@ -387,6 +413,14 @@ def _row_table(trees, tree, joints, islands, dof_start):
                 [kind, e, code, t0, t1, take("resp", nv0), take("resp", nv1) if t1 >= 0 else -1, take("jac", nv0 + nv1)]
             )
 
+        if j.distance:  # PhysX's: a row per bound, or one where both are one length
+            low, high = j.par[L.JP_MIN_DISTANCE], j.par[L.JP_MAX_DISTANCE]
+            if np.isfinite(low) and low == high:
+                add(L.ROW_JOINT_LIMIT, L.LIMIT_DISTANCE + 12)
+            for side, bound in enumerate((low, high)):
+                if np.isfinite(bound) and low != high:
+                    add(L.ROW_JOINT_LIMIT, L.LIMIT_DISTANCE + 6 * side)
+            return
         # a joint's rows, each kind angular axes first (PhysX's order): its drives, its limits' sides, then its
         # locked axes
         drives, limits = j.drives, j.limits

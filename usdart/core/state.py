@@ -45,6 +45,7 @@ class State(NamedTuple):
     # link damping and velocity limits (applied.applied_wrenches)
     link_impulse: np.ndarray  # (W, n_links, 6) contact and joint rows' [impulse; angular impulse about the COM],
     # world, at the step-start poses (step.record_link_impulses)
+    joint_broken: np.ndarray  # (W, n_joints) bool: joints outside the trees (model.couplings) that broke
 
 
 class Control(NamedTuple):
@@ -183,6 +184,7 @@ def zeros_state(model: Model, worlds: int) -> State:
         np.zeros((worlds, nt, 6)),
         np.zeros((worlds, n, 6)),
         np.zeros((worlds, n, 6)),
+        np.zeros((worlds, len(model.couplings.joint_link)), bool),
     )
 
 

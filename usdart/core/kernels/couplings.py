@@ -18,7 +18,14 @@ from ..layout import (
     JD_STIFFNESS,
     JD_TARGET_POSITION,
     JD_TARGET_VELOCITY,
+    JP_DISTANCE_TOLERANCE,
+    JP_MAX_DISTANCE,
+    JP_MIN_DISTANCE,
+    JP_SPRING,
+    JP_SPRING_DAMPING,
+    JP_SPRING_STIFFNESS,
     LIMIT_CONE,
+    LIMIT_DISTANCE,
     LIMIT_SWING,
     MP_DAMPING_RATIO,
     MP_FREQUENCY,
@@ -494,36 +501,96 @@ def fill_joint_drive(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, drive, r
 def solve_joint_drive(
     drive, tgs, velocity_iteration, dt, h, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb
 ):
-    """A drive row as PhysX's implicit spring (DyCpuGpu1dConstraint.h compute1dConstraintSolverConstants*):
-    with a = h (h k + c) over the rows' time step h, the impulse that makes the spring's force at the end of
-    it, b - a J v with b = h (c v_target - k error); scaled by x = 1 / (1 + a r) (an acceleration drive: by
+    """A drive row: `implicit_spring` with the drive's gains and target velocity, its step's impulse within
+    maxForce dt."""
+    cap = drive[JD_MAX_FORCE] * dt
+    return implicit_spring(
+        drive[JD_STIFFNESS], drive[JD_DAMPING], drive[JD_TARGET_VELOCITY], drive[JD_ACCELERATION] != 0.0, -cap, cap,
+        tgs, velocity_iteration, h, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb,
+    )  # fmt: skip
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def implicit_spring(
+    k, c, target_velocity, acceleration, low, high, tgs, velocity_iteration, h, moved, rv, gvel, v0a, nva, v0b,
+    nvb, jac, joff, resp, offa, offb,
+):  # fmt: skip
+    """A spring row as PhysX solves one (DyCpuGpu1dConstraint.h compute1dConstraintSolverConstants*): with
+    a = h (h k + c) over the rows' time step h, the impulse that makes the spring's force at the end of it,
+    b - a J v with b = h (c v_target - k error); scaled by x = 1 / (1 + a r) (an acceleration spring: by
     x = 1 / (1 + a), over r). PGS keeps a (1 - x) share of the impulse so far each pass (the sweeps converge
     to the implicit step), TGS adds a substep's impulse on the error moved so far and is off in the velocity
-    iterations; the step's impulse stays within maxForce dt."""
+    iterations; the step's accumulated impulse stays within [low, high]."""
     if tgs and velocity_iteration:
         return 0.0
     r = rv[RV_RESPONSE]
     if r <= TINY_RESPONSE:
         return 0.0
-    k, c = drive[JD_STIFFNESS], drive[JD_DAMPING]
     a = h * (h * k + c)
     error = rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]
     current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
-    push = h * (c * drive[JD_TARGET_VELOCITY] - k * error) - a * current
-    if drive[JD_ACCELERATION] != 0.0:
+    push = h * (c * target_velocity - k * error) - a * current
+    if acceleration:
         x = 1.0 / (1.0 + a)
         push /= r
     else:
         x = 1.0 / (1.0 + a * r)
     before = rv[RV_LAMBDA]
     total = before + x * push if tgs else (1.0 - x) * before + x * push
-    cap = drive[JD_MAX_FORCE] * dt
-    total = min(max(total, -cap), cap)
+    total = min(max(total, low), high)
     impulse = total - before
     rv[RV_LAMBDA] = total
     apply(gvel, v0a, nva, resp, offa, impulse)
     apply(gvel, v0b, nvb, resp, offb, impulse)
     return abs(impulse) * r
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def fill_joint_distance(code, frames, pj, sides, nv0, nv1, jac, joff, par, rv):
+    """A distance joint's row (code: LIMIT_DISTANCE + 6 side) as PhysX's distance joint makes it: along the
+    line from A's origin to B's (-x where they meet), error the distance d less the minimum, plus PhysX's
+    tolerance (side 0, >= 0 while allowed), the maximum plus the tolerance less d (side 1), or d's distance
+    from the tolerance band about the one length (side 2, signed as d - length); J the rate of that error.
+    A one-sided row keeps its bias in the velocity iterations while d is within its bound (eKEEPBIAS)."""
+    A, B = frames[0], frames[1]
+    d0, d1, d2 = B[0, 3] - A[0, 3], B[1, 3] - A[1, 3], B[2, 3] - A[2, 3]
+    d = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    n0, n1, n2 = (d0 / d, d1 / d, d2 / d) if d >= 1.192092896e-07 else (-1.0, 0.0, 0.0)
+    side, tolerance = (code - LIMIT_DISTANCE) // 6, par[JP_DISTANCE_TOLERANCE]
+    low, high = par[JP_MIN_DISTANCE], par[JP_MAX_DISTANCE]
+    sign = -1.0 if side == 1 else 1.0
+    joint_jacobian(False, sign * n0, sign * n1, sign * n2, pj, sides, nv0, nv1, jac, joff, rv)
+    if side == 0:
+        rv[RV_ERROR] = d - low + tolerance
+        rv[RV_KEEP_BIAS] = 1.0 if d >= low else 0.0
+    elif side == 1:
+        rv[RV_ERROR] = high + tolerance - d
+        rv[RV_KEEP_BIAS] = 1.0 if d <= high else 0.0
+    else:
+        error = d - high
+        rv[RV_ERROR] = error - tolerance if error > tolerance else (error + tolerance if error < -tolerance else 0.0)
+        rv[RV_KEEP_BIAS] = 0.0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def solve_joint_distance(
+    par, code, tgs, velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb
+):
+    """A distance joint's row: with its spring, `implicit_spring` (target velocity 0, a one-sided row's
+    impulse >= 0); without, a one-sided row as a hard limit side, the one-length row as a locked axis."""
+    equality = code == LIMIT_DISTANCE + 12
+    if par[JP_SPRING] != 0.0:
+        return implicit_spring(
+            par[JP_SPRING_STIFFNESS], par[JP_SPRING_DAMPING], 0.0, False, -math.inf if equality else 0.0, math.inf,
+            tgs, velocity_iteration, h, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb,
+        )  # fmt: skip
+    if equality:
+        return solve_joint_axis(
+            velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb
+        )
+    return solve_joint_limit(
+        velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b, nvb, jac, joff, resp, offa, offb
+    )
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

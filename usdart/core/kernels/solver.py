@@ -26,8 +26,11 @@ from ..layout import (
     DP_ENVELOPE,
     I_ROW0,
     I_ROW1,
+    JP_BREAK_FORCE,
+    JP_BREAK_TORQUE,
     L_PARENT,
     L_TREE,
+    LIMIT_DISTANCE,
     LP_CFM_SCALE,
     R_AXIS,
     R_ID,
@@ -68,16 +71,19 @@ from ..layout import (
 from .couplings import (
     fill_fixed_tendon,
     fill_joint_axis,
+    fill_joint_distance,
     fill_joint_drive,
     fill_joint_limit,
     fill_mimic,
     fill_spatial_tendon,
     finish_response,
     joint_frame_world,
+    joint_jacobian,
     orthogonalize_joint,
     orthogonalize_row,
     relative_quaternion,
     solve_joint_axis,
+    solve_joint_distance,
     solve_joint_drive,
     solve_joint_limit,
     solve_mimic,
@@ -203,16 +209,37 @@ def joint_substep(
     v_parent, v_h = trees.v_parent, trees.v_h
     row, joint_link, joint_frame = couplings.row, couplings.joint_link, couplings.joint_frame
     T, E = frames[0], frames[1]
-    for r in range(r0, r1):
-        j = row[r, R_ID]
-        if row[r, R_KIND] != ROW_JOINT or (r > r0 and row[r - 1, R_KIND] == ROW_JOINT and row[r - 1, R_ID] == j):
+    for first in range(r0, r1):  # each joint's rows: its drives, limits, then locked axes from `r` on
+        j = row[first, R_ID]
+        if row[first, R_KIND] < ROW_JOINT or (
+            first > r0 and row[first - 1, R_KIND] >= ROW_JOINT and row[first - 1, R_ID] == j
+        ):
             continue
-        last = r
-        while last + 1 < r1 and row[last + 1, R_KIND] == ROW_JOINT and row[last + 1, R_ID] == j:
+        last = first
+        while last + 1 < r1 and row[last + 1, R_KIND] >= ROW_JOINT and row[last + 1, R_ID] == j:
             last += 1
+        r = first
+        while r <= last and row[r, R_KIND] != ROW_JOINT:
+            r += 1
         sides = couplings.joint_sides[j]
         rigid = rigid_joint(tree, link, couplings, j)
         d0 = d1 = d2 = 0.0  # B's anchor's motion minus A's (beyond the linearised one where not rigid)
+        # body0's point: its anchor; a distance joint's between rigid bodies, the point of body0 where body1's
+        # anchor was at the step start (PhysX's rAWorld, cB - body0; on the row's line, so only the substeps'
+        # turn of its lever tells the two apart)
+        a0, a1, a2 = joint_frame[j, 0, 0, 3], joint_frame[j, 0, 1, 3], joint_frame[j, 0, 2, 3]
+        lA, lB = joint_link[j, 0], joint_link[j, 1]
+        if rigid and lA >= 0 and row[first, R_KIND] == ROW_JOINT_LIMIT and row[first, R_AXIS] >= LIMIT_DISTANCE:
+            G = joint_frame[j, 1]
+            b0, b1, b2 = G[0, 3], G[1, 3], G[2, 3]
+            if lB >= 0:
+                b0, b1, b2 = rotated(rot[lB], b0, b1, b2)
+                b0, b1, b2 = b0 + pos[lB, 0], b1 + pos[lB, 1], b2 + pos[lB, 2]
+            b0, b1, b2 = b0 - pos[lA, 0], b1 - pos[lA, 1], b2 - pos[lA, 2]
+            R = rot[lA]
+            a0 = R[0, 0] * b0 + R[1, 0] * b1 + R[2, 0] * b2
+            a1 = R[0, 1] * b0 + R[1, 1] * b1 + R[2, 1] * b2
+            a2 = R[0, 2] * b0 + R[1, 2] * b1 + R[2, 2] * b2
         for s in range(2):
             li = joint_link[j, s]
             if li < 0:
@@ -221,20 +248,21 @@ def joint_substep(
             l0, v0, floating = tree[t, T_LINK0], tree[t, T_V0], tree[t, T_ROOT] == 6
             nv = tree[t, T_V1] - v0
             F = joint_frame[j, s]
+            f0, f1, f2 = (a0, a1, a2) if s == 0 else (F[0, 3], F[1, 3], F[2, 3])
             x = T[3, :3]  # the anchor at the step start (T's last row is free scratch)
             for a in range(3):
-                x[a] = pos[li, a] + rot[li, a, 0] * F[0, 3] + rot[li, a, 1] * F[1, 3] + rot[li, a, 2] * F[2, 3]
+                x[a] = pos[li, a] + rot[li, a, 0] * f0 + rot[li, a, 1] * f1 + rot[li, a, 2] * f2
             link_pose(link, links.link_rot, link_vec, l0, li, q, joint_quat, root_pos[t], root_quat[t], T, E)
             sign = 1.0 if s == 1 else -1.0
             now = (
-                T[0, 3] + T[0, 0] * F[0, 3] + T[0, 1] * F[1, 3] + T[0, 2] * F[2, 3] - x[0],
-                T[1, 3] + T[1, 0] * F[0, 3] + T[1, 1] * F[1, 3] + T[1, 2] * F[2, 3] - x[1],
-                T[2, 3] + T[2, 0] * F[0, 3] + T[2, 1] * F[1, 3] + T[2, 2] * F[2, 3] - x[2],
+                T[0, 3] + T[0, 0] * f0 + T[0, 1] * f1 + T[0, 2] * f2 - x[0],
+                T[1, 3] + T[1, 0] * f0 + T[1, 1] * f1 + T[1, 2] * f2 - x[1],
+                T[2, 3] + T[2, 0] * f0 + T[2, 1] * f1 + T[2, 2] * f2 - x[2],
             )
             if rigid:  # the lever arm from the body's COM to its anchor, turned with the body: pj[s, :3]
                 cm = link_vec[li, COM]  # (a free body's tree has 6 velocities: pj has the room)
                 for a in range(3):
-                    pj[s, a] = T[a, 0] * (F[0, 3] - cm[0]) + T[a, 1] * (F[1, 3] - cm[1]) + T[a, 2] * (F[2, 3] - cm[2])
+                    pj[s, a] = T[a, 0] * (f0 - cm[0]) + T[a, 1] * (f1 - cm[1]) + T[a, 2] * (f2 - cm[2])
                 d0 += sign * now[0]
                 d1 += sign * now[1]
                 d2 += sign * now[2]
@@ -255,10 +283,7 @@ def joint_substep(
                     d1 += change
                 else:
                     d2 += change
-        extra = r  # the joint's drive and limit rows, just before its locked rows: their linear ones alike
-        while extra > r0 and row[extra - 1, R_KIND] > ROW_JOINT and row[extra - 1, R_ID] == j:
-            extra -= 1  # (PhysX's TGS treats every linear row of a rigid joint so)
-        for k in range(extra, last + 1):
+        for k in range(first, last + 1):  # (drive and limit rows too: PhysX's TGS treats every linear row so)
             rv = row_value[k]
             along = rv[RV_ANCHOR_AXIS] * d0 + rv[RV_ANCHOR_AXIS + 1] * d1 + rv[RV_ANCHOR_AXIS + 2] * d2
             if not rigid or row[k, R_AXIS] % 6 >= 3:
@@ -392,9 +417,11 @@ def fill_rows(
     cfm,
     cfm_step,
     step,
+    broken,
 ):
     """Fill rows r0..r1-1 at the step start (after every tree of the island has its factor in H); h the
-    rows' time step (PGS: dt; TGS: the substep), solver SOLVER_PGS or SOLVER_TGS (a float: no literal types)."""
+    rows' time step (PGS: dt; TGS: the substep), solver SOLVER_PGS or SOLVER_TGS (a float: no literal types).
+    The rows of a joint that broke (broken[j]) get a zero Jacobian: they apply nothing and weigh nothing."""
     tree, v_parent, v_h = trees.tree, trees.v_parent, trees.v_h
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
     c, rel, points = scratch[5], scratch[8], scratch[6:8]
@@ -493,10 +520,15 @@ def fill_rows(
             code, sides = row[r, R_AXIS], couplings.joint_sides[i]
             if kind == ROW_JOINT_DRIVE:  # a driven free axis
                 fill_joint_drive(code, frames, rel, pj, sides, nv, nvb, jac, joff, couplings.joint_drive[i, code], rv)
+            elif kind == ROW_JOINT_LIMIT and code >= LIMIT_DISTANCE:  # a distance joint's row
+                fill_joint_distance(code, frames, pj, sides, nv, nvb, jac, joff, couplings.joint_par[i], rv)
             elif kind == ROW_JOINT_LIMIT:  # one side of a limited free axis
                 fill_joint_limit(code, frames, rel, pj, sides, nv, nvb, jac, joff, couplings.joint_limit[i], rv)
             else:  # a locked axis
                 fill_joint_axis(code, frames, rel, pj, sides, nv, nvb, jac, joff, rv)
+            if broken[i]:
+                joint_jacobian(False, 0.0, 0.0, 0.0, pj, sides, nv, nvb, jac, joff, rv)
+                rv[RV_ERROR] = 0.0
             rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
             rv[RV_LAMBDA] = 0.0
             rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, code % 6, dt, solver)
@@ -521,6 +553,38 @@ def fill_rows(
                     if by_kind:
                         lo, hi = (first_axis, split - 1) if row[k, R_AXIS] % 6 >= 3 else (split, r)
                     orthogonalize_row(row, row_value, k, lo, hi, nv, nvb, jac, resp)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def joint_breaks(couplings, r0, r1, row_value, dt, broken):
+    """broken[j] = True for each joint with rows among r0..r1 whose rows applied more than its break force or
+    torque over the step, as PhysX breaks a joint after its solve: the length of the rows' summed impulse
+    against force dt, of their summed angular impulse about the anchor against torque dt, counting the rows
+    that report their force (locked axes, limits, a distance joint's rows; not drives). A broken joint
+    stops acting from the next step (fill_rows)."""
+    row, par = couplings.row, couplings.joint_par
+    r = r0
+    while r < r1:
+        if row[r, R_KIND] < ROW_JOINT:
+            r += 1
+            continue
+        j = row[r, R_ID]
+        f0 = f1 = f2 = m0 = m1 = m2 = 0.0
+        while r < r1 and row[r, R_KIND] >= ROW_JOINT and row[r, R_ID] == j:
+            if row[r, R_KIND] != ROW_JOINT_DRIVE:
+                v = row_value[r]
+                lam = v[RV_LAMBDA]
+                f0, f1, f2 = (
+                    f0 + lam * v[RV_ANCHOR_AXIS],
+                    f1 + lam * v[RV_ANCHOR_AXIS + 1],
+                    f2 + lam * v[RV_ANCHOR_AXIS + 2],
+                )
+                m0, m1, m2 = m0 + lam * v[RV_TURN_AXIS], m1 + lam * v[RV_TURN_AXIS + 1], m2 + lam * v[RV_TURN_AXIS + 2]
+            r += 1
+        force = math.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
+        torque = math.sqrt(m0 * m0 + m1 * m1 + m2 * m2)
+        if force > par[j, JP_BREAK_FORCE] * dt or torque > par[j, JP_BREAK_TORQUE] * dt:
+            broken[j] = True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -638,7 +702,12 @@ def sweep(
             nvb = tree[t1, T_V1] - w0 if t1 >= 0 else 0
             x = rate(moved, v0, nv, jac, joff) + rate(moved, w0, nvb, jac, joff + nv) if tgs else 0.0
             off1 = row[r, R_RESPONSE1]
-            if kind == ROW_JOINT_LIMIT:
+            if kind == ROW_JOINT_LIMIT and row[r, R_AXIS] >= LIMIT_DISTANCE:
+                change = solve_joint_distance(
+                    couplings.joint_par[i], row[r, R_AXIS], tgs, velocity_iteration, h, joint_erp, x, rv, gvel, v0,
+                    nv, w0, nvb, jac, joff, resp, off, off1,
+                )  # fmt: skip
+            elif kind == ROW_JOINT_LIMIT:
                 change = solve_joint_limit(
                     velocity_iteration, h, joint_erp, x, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, off1
                 )

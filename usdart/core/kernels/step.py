@@ -68,7 +68,17 @@ from .momentum import aim_momentum, keep_momentum
 from .rows import LIMIT_ERP
 from .sleep import count_joints, falls_asleep, motion_velocities, pushed, wake_links
 from .smooth import external_velocity_change, unconstrained_velocity
-from .solver import CONVERGED, PGS_JOINT_ERP, fill_rows, joint_link_impulses, joint_substep, sweep, tgs_bias, tgs_sweep
+from .solver import (
+    CONVERGED,
+    PGS_JOINT_ERP,
+    fill_rows,
+    joint_breaks,
+    joint_link_impulses,
+    joint_substep,
+    sweep,
+    tgs_bias,
+    tgs_sweep,
+)
 
 CONTACT_SOFTNESS = 0.8  # PhysX's contact softness: PGS's, and TGS's cap (min(0.8, 2 / sqrt N))
 
@@ -456,6 +466,7 @@ def fill_island(m, st, ctl, ws, w, isl, dt, h, solver):
         ws.link_cfm[w],
         ws.cfm_step[w],
         ws.contact_count[w, CC_STEP],
+        st.joint_broken[w],
     )
 
 
@@ -667,12 +678,14 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def record_link_impulses(m, st, ws, w, root):
-    """State.link_impulse += what the solver group's joint and contact rows applied to each link over the
-    step (after the solve, the link poses still the step start's)."""
+def record_link_impulses(m, st, ws, w, root, dt):
+    """After the solve (the link poses still the step start's): State.link_impulse += what the solver group's
+    joint and contact rows applied to each link over the step, and State.joint_broken set where a joint's rows
+    passed its break force or torque (solver.joint_breaks)."""
     island, nxt = m.trees.island, ws.group_next[w]
     k = root
     while k >= 0:
+        joint_breaks(m.couplings, island[k, I_ROW0], island[k, I_ROW1], ws.row_value[w], dt, st.joint_broken[w])
         joint_link_impulses(
             m.couplings,
             island[k, I_ROW0],
@@ -897,7 +910,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
             tgs(m, st, ctl, ws, w, root, n, n_velocity, dt)
         else:
             pgs(m, ctl, ws, w, root, n, n_velocity, dt)
-        record_link_impulses(m, st, ws, w, root)
+        record_link_impulses(m, st, ws, w, root, dt)
         k = root
         while k >= 0:
             e0, e1 = island[k, I_TREE0], island[k, I_TREE1]
@@ -1184,7 +1197,7 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
             k = nxt[k]
         fill_group_contacts(m, st, ws, w, root, dt, dt, CONTACT_SOFTNESS, False)
         pgs(m, ctl, ws, w, root, n, n_velocity, dt)
-        record_link_impulses(m, st, ws, w, root)
+        record_link_impulses(m, st, ws, w, root, dt)
         k = root
         while k >= 0:
             e0, e1 = island[k, I_TREE0], island[k, I_TREE1]

@@ -41,6 +41,7 @@ def world_model(bm, w):
             c.joint_sides,
             c.joint_limit[w],
             c.joint_drive[w],
+            c.joint_par[w],
         ),
         Shapes(
             sh.shape,

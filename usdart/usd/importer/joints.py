@@ -137,16 +137,28 @@ def read_joint(
     elif kind == "d6":
         joint.dofs = _d6_dofs(prim, schemas, settings, warnings)
     elif kind == "distance":
-        mpu = settings.meters_per_unit
-        low, high = read(prim, "physics:minDistance", -1.0), read(prim, "physics:maxDistance", -1.0)
-        joint.min_distance = low * mpu if low >= 0 else -math.inf
-        joint.max_distance = high * mpu if high >= 0 else math.inf
+        _read_distance(prim, schemas, joint, settings)
+    mpu, kpu = settings.meters_per_unit, settings.kilograms_per_unit
+    joint.break_force = read(prim, "physics:breakForce", math.inf) * kpu * mpu
+    joint.break_torque = read(prim, "physics:breakTorque", math.inf) * kpu * mpu * mpu
     for dof in joint.dofs:
         _read_dof_properties(prim, schemas, dof, kind, settings, warnings)
     _check_spherical_state(joint)
     _warn_unused_drives(prim, schemas, joint, warnings)
     _warn_joint_api_ignored(prim, schemas, settings, warnings)
     return joint
+
+
+def _read_distance(prim: Usd.Prim, schemas, joint: JointDesc, settings: SceneSettings) -> None:
+    """A distance joint's bounds (a negative one: none, as PhysX) and, with PhysxPhysicsDistanceJointAPI's
+    springEnabled, its spring (stiffness N/m, damping N s/m)."""
+    mpu, kpu = settings.meters_per_unit, settings.kilograms_per_unit
+    low, high = read(prim, "physics:minDistance", -1.0), read(prim, "physics:maxDistance", -1.0)
+    joint.min_distance = low * mpu if low >= 0 else -math.inf
+    joint.max_distance = high * mpu if high >= 0 else math.inf
+    if "PhysxPhysicsDistanceJointAPI" in schemas and read_physx(prim, "physxPhysicsDistanceJoint:springEnabled"):
+        stiffness = read_physx(prim, "physxPhysicsDistanceJoint:springStiffness") * kpu
+        joint.spring = (stiffness, read_physx(prim, "physxPhysicsDistanceJoint:springDamping") * kpu)
 
 
 def _warn_joint_api_ignored(prim, schemas, settings: SceneSettings, warnings) -> None:

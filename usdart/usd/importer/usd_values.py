@@ -166,6 +166,10 @@ _MINIMUM = dict.fromkeys(
     (
         "physics:mass",
         "physics:density",
+        "physics:breakForce",
+        "physics:breakTorque",
+        "physxPhysicsDistanceJoint:springStiffness",
+        "physxPhysicsDistanceJoint:springDamping",
         "physics:diagonalInertia",
         "drive:{instance}:physics:stiffness",
         "drive:{instance}:physics:damping",
