@@ -24,6 +24,28 @@ def Xform "World"
     }
 """
 
+# the text of a rigid body, its name, mass, inertia, motion lines and position to fill in (free_body)
+RIGID_BODY = """
+    def Xform "NAME" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"])
+    {
+        float physics:mass = MASS
+        float3 physics:diagonalInertia = (INERTIA)
+        float physxRigidBody:linearDamping = 0
+        float physxRigidBody:angularDamping = 0
+        float physxRigidBody:maxAngularVelocity = 1e10
+        MOTION
+        double3 xformOp:translate = (POSITION)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+"""
+
+
+def free_body(name="box", position="1, 0, 0", mass=1.0, inertia="0.1, 0.1, 0.1", motion="") -> str:
+    """The text of a rigid body /World/<name> (PhysxRigidBodyAPI: no damping, no angular speed cap) at
+    `position`; `motion`: lines such as its initial velocity."""
+    text = RIGID_BODY.replace("NAME", name).replace("MASS", str(mass)).replace("INERTIA", inertia)
+    return text.replace("MOTION", motion).replace("POSITION", position)
+
 
 def contact_stage(solver="TGS", gravity=(0.0, 0.0, -1.0), magnitude=9.81, bounce_threshold=None):
     """A metre-kilogram stage with a physics scene (PhysX's solver `solver`) and nothing else."""

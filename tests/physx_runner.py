@@ -52,6 +52,15 @@ _EXTRA_KINDS = {  # run_physx's optional reads
 _ready = False
 
 
+def rotation_angle(a, b):
+    """Angle (rad) between the rotations of [.., qw, qx, qy, qz] rows: 2 asin |vector part of conj(a) b|,
+    exact near zero even for PhysX's float32 quaternions (1 - |a.b| is not)."""
+    wa, va, wb, vb = a[..., 3:4], a[..., 4:], b[..., 3:4], b[..., 4:]
+    vector = wa * vb - wb * va - np.cross(va, vb)
+    norms = np.linalg.norm(a[..., 3:], axis=-1) * np.linalg.norm(b[..., 3:], axis=-1)
+    return 2 * np.arcsin(np.minimum(np.linalg.norm(vector, axis=-1) / norms, 1.0))
+
+
 def force_solver(stage_path, solver: str, out_path) -> Path:
     """Write a flattened copy of the stage with `physxScene:solverType = solver` on every PhysicsScene.
 

@@ -31,7 +31,14 @@ except metadata.PackageNotFoundError:
 
 from builders import body, joint, new_stage, root_api  # noqa: E402
 from contact_stages import SCENE  # noqa: E402
-from physx_runner import SOLVERS, force_solver, run_physx, run_physx_bodies, run_usdart_bodies  # noqa: E402
+from physx_runner import (  # noqa: E402
+    SOLVERS,
+    force_solver,
+    rotation_angle,
+    run_physx,
+    run_physx_bodies,
+    run_usdart_bodies,
+)
 
 import usdart  # noqa: E402
 from usdart import CacheFlag  # noqa: E402
@@ -303,15 +310,6 @@ def test_conventions_sign_order_and_poses(tmp_path):
     assert theirs["joint_position"][0, 0] > 0 and error <= TOL
     position_error = np.abs(theirs["link_pose"][..., :3] - ours["link_pose"][..., :3]).max()
     assert position_error <= TOL and rotation_angle(theirs["link_pose"], ours["link_pose"]).max() <= TOL
-
-
-def rotation_angle(a, b):
-    """Angle (rad) between the rotations of [.., qw, qx, qy, qz] rows: 2 asin |vector part of conj(a) b|,
-    exact near zero even for PhysX's float32 quaternions (1 - |a.b| is not)."""
-    wa, va, wb, vb = a[..., 3:4], a[..., 4:], b[..., 3:4], b[..., 4:]
-    vector = wa * vb - wb * va - np.cross(va, vb)
-    norms = np.linalg.norm(a[..., 3:], axis=-1) * np.linalg.norm(b[..., 3:], axis=-1)
-    return 2 * np.arcsin(np.minimum(np.linalg.norm(vector, axis=-1) / norms, 1.0))
 
 
 @pytest.mark.parametrize(

@@ -18,26 +18,13 @@ import pytest
 
 pytest.importorskip("ovphysx", reason="real PhysX (ovphysx, [test] extra) is not installed")
 
-from contact_stages import SCENE  # noqa: E402
-from physx_runner import SOLVERS, run_physx_bodies, run_usdart_bodies  # noqa: E402
+from contact_stages import SCENE, free_body  # noqa: E402
+from physx_runner import SOLVERS, rotation_angle, run_physx_bodies, run_usdart_bodies  # noqa: E402
 
 import usdart  # noqa: E402
 
 TOL = 1e-4  # m and rad, over every step
 RATE, STEPS = 60, 120
-BODY = """
-    def Xform "NAME" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"])
-    {
-        float physics:mass = MASS
-        float3 physics:diagonalInertia = (INERTIA)
-        float physxRigidBody:linearDamping = 0
-        float physxRigidBody:angularDamping = 0
-        float physxRigidBody:maxAngularVelocity = 1e10
-        MOTION
-        double3 xformOp:translate = (POSITION)
-        uniform token[] xformOpOrder = ["xformOp:translate"]
-    }
-"""
 JOINT = """
     def TYPE "joint" SCHEMAS
     {
@@ -48,11 +35,6 @@ JOINT = """
         LINES
     }
 """
-
-
-def free_body(name="box", position="1, 0, 0", mass=1.0, inertia="0.1, 0.1, 0.1", motion="") -> str:
-    text = BODY.replace("NAME", name).replace("MASS", str(mass)).replace("INERTIA", inertia)
-    return text.replace("MOTION", motion).replace("POSITION", position)
 
 
 def hung_stage(solver, joint_type, lines, schemas="", anchor0="0, 0, 0", anchor1="0, 0, 0", body0=None, bodies=None):
@@ -85,14 +67,6 @@ def both(tmp_path, name, text, bodies=("/World/box",)) -> tuple[np.ndarray, usda
     held = STEPS if broke is None or "PGS" in text else broke + 1  # (see the module's note on TGS)
     assert rotation_angle(theirs[:held], ours[:held]).max() <= TOL
     return ours, scene, broke
-
-
-def rotation_angle(a, b):
-    """Angle (rad) between the rotations of [.., qw, qx, qy, qz] rows (2 asin of |vector part of conj(a) b|)."""
-    wa, va, wb, vb = a[..., 3:4], a[..., 4:], b[..., 3:4], b[..., 4:]
-    vector = wa * vb - wb * va - np.cross(va, vb)
-    norms = np.linalg.norm(a[..., 3:], axis=-1) * np.linalg.norm(b[..., 3:], axis=-1)
-    return 2 * np.arcsin(np.minimum(np.linalg.norm(vector, axis=-1) / norms, 1.0))
 
 
 # ---- distance joints ----------------------------------------------------------------------------------------

@@ -32,6 +32,9 @@ from .layout import (
     DRIVE_ACCELERATION,
     DRIVE_FORCE,
     DRIVE_NONE,
+    GYROSCOPIC_EXACT,
+    GYROSCOPIC_NONE,
+    GYROSCOPIC_PHYSX,
     JD_ACCELERATION,
     JD_COLUMNS,
     JD_DAMPING,
@@ -103,6 +106,7 @@ class ArticulationModel(NamedTuple):
     link_max_angular_velocity: np.ndarray  # (n_links,) rad/s
     link_gravity: np.ndarray  # (n_links,) 1.0, or 0.0 where gravity is disabled
     link_cfm_scale: np.ndarray  # (n_links,) BodyDesc.cfm_scale (0 for free bodies)
+    link_gyroscopic: np.ndarray  # (n_links,) GYROSCOPIC_* of BodyDesc.gyroscopic (acts on free bodies only)
     mimic_follower: np.ndarray  # (n_mimic,) DOF index: q_follower + gearing q_leader + offset = 0
     mimic_leader: np.ndarray
     mimic_gearing: np.ndarray
@@ -228,6 +232,9 @@ def build_articulation_model(desc: ArticulationDesc, gravity, loop_joints: dict 
     )
 
 
+_GYROSCOPIC = {"physx": GYROSCOPIC_PHYSX, "none": GYROSCOPIC_NONE, "exact": GYROSCOPIC_EXACT}
+
+
 def loop_joint_descs(desc: ArticulationDesc, joints: dict) -> list:
     """The JointDescs of the loop joints an articulation holds by its own rows, in their order: those among
     `joints` (by path) with both bodies its links or the world, distance joints left to the scene."""
@@ -293,6 +300,7 @@ def _solver_fields(desc: ArticulationDesc, joint_type, dof_start, loop_joints: d
         link_max_angular_velocity=np.array([b.max_angular_velocity if b else np.inf for b in bodies], float),
         link_gravity=np.array([0.0 if (b is None or b.disable_gravity) else 1.0 for b in bodies], float),
         link_cfm_scale=np.array([b.cfm_scale if b else 0.0 for b in bodies], float),
+        link_gyroscopic=np.array([_GYROSCOPIC[b.gyroscopic if b else "exact"] for b in bodies], float),
         mimic_follower=np.array([index[m.dof] for m in mimics], np.int64),
         mimic_leader=np.array([index[m.reference_dof] for m in mimics], np.int64),
         mimic_gearing=np.array([m.gearing for m in mimics], float),

@@ -65,6 +65,7 @@ class BodyDesc:
     max_angular_velocity: float = np.inf  # rad/s
     sleep_threshold: float = 5e-5  # m^2/s^2, mass-normalised kinetic energy
     cfm_scale: float = 0.0  # physxRigidBody:cfmScale / metersPerUnit (m): articulation links only
+    gyroscopic: str = "exact"  # a free body's turn: "physx", "none" (enableGyroscopicForces off), "exact"
     # a free body's solver iterations (PhysxRigidBodyAPI's; an articulation's are PhysxArticulationAPI's)
     solver_position_iterations: int = 16
     solver_velocity_iterations: int = 1

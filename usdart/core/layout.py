@@ -29,8 +29,8 @@ LINK_ROT_COUNT = 7
 # model.link_vec (n_links, 5, 3)
 PARENT_FRAME_POS, CHILD_FRAME_POS, PRISMATIC_AXIS, COM, FIRST_MOMENT = range(5)
 LINK_VEC_COUNT = 5
-# model.link_par (n_links, 7) float (LP_CFM_SCALE: PhysX's articulation-link cfmScale over metersPerUnit; 0 for
-# free bodies, usdart.core.kernels.solver.link_cfm)
+# model.link_par (n_links, 8) float (LP_CFM_SCALE: PhysX's articulation-link cfmScale over metersPerUnit; 0 for
+# free bodies, usdart.core.kernels.solver.link_cfm; LP_GYROSCOPIC: how a free body turns, GYROSCOPIC_*)
 (
     LP_MASS,
     LP_LINEAR_DAMPING,
@@ -39,8 +39,13 @@ LINK_VEC_COUNT = 5
     LP_MAX_ANGULAR_VELOCITY,
     LP_GRAVITY,
     LP_CFM_SCALE,
-) = range(7)
-LINK_PAR_COLUMNS = 7
+    LP_GYROSCOPIC,
+) = range(8)
+LINK_PAR_COLUMNS = 8
+# a free rigid body's gyroscopic turn (usdart.core.kernels.smooth.rigid_body_gyroscopic): PhysX's (its angular
+# momentum's length kept), none (PhysX's enableGyroscopicForces off), or the exact equations' explicit step (the
+# tree's own dynamics: articulation links, and free bodies read without PhysX's attributes)
+GYROSCOPIC_NONE, GYROSCOPIC_PHYSX, GYROSCOPIC_EXACT = 0.0, 1.0, 2.0
 
 # model.dof (n_dofs, 4) int64
 D_LINK, D_V, D_DRIVE, D_WRAPS = range(4)

@@ -195,6 +195,7 @@ def build_model(trees: list[ArticulationModel], cross_joints: list[ConstraintJoi
             (L.LP_MAX_ANGULAR_VELOCITY, m.link_max_angular_velocity),
             (L.LP_GRAVITY, m.link_gravity),
             (L.LP_CFM_SCALE, m.link_cfm_scale),
+            (L.LP_GYROSCOPIC, m.link_gyroscopic),
         ):
             link_par[links, column] = values
         dofs = slice(d0, d0 + nd)

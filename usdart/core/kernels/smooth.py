@@ -8,9 +8,11 @@ four stages (usdart.core.kernels.step).
 
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
-from ..layout import D_V, DP_ARMATURE, DP_DAMPING, DP_SCALING_CAP
+from ..layout import D_V, DP_ARMATURE, DP_DAMPING, DP_SCALING_CAP, GYROSCOPIC_EXACT, GYROSCOPIC_PHYSX
 from .applied import applied_wrenches, external_wrenches
 from .crba import composite_inertias, mass_matrix
 from .kinematics import link_velocities, root_com, world_frames
@@ -309,3 +311,64 @@ def external_velocity_change(
     )
     for a in range(v0, v1):
         out[a] = dt * gen[a]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def rigid_body_gyroscopic(inertia, R, dt, mode, start, gvel, a0):
+    """A free rigid body's gyroscopic turn as PhysX's rigid bodies take it (DyRigidBodyToSolverBody.cpp,
+    eENABLE_GYROSCOPIC_FORCES). gvel[a0:a0+3] holds the body's unconstrained angular velocity (world) with
+    the explicit change -I^-1 (omega0 x I omega0) dt the tree's dynamics gave it (omega0: start[a0:a0+3]).
+    GYROSCOPIC_PHYSX replaces that change by PhysX's, taken from omega1, the velocity without it (after
+    damping and forces): in the body's axes L = I omega1 moves by -omega1 x L dt and is scaled back to L's
+    length (as the exact motion keeps it), omega = I^-1 L; GYROSCOPIC_NONE leaves it out (PhysX's flag off);
+    GYROSCOPIC_EXACT keeps it. inertia: about the COM in the body's axes; R: the body's rotation."""
+    if mode == GYROSCOPIC_EXACT:
+        return
+    b0 = R[0, 0] * start[a0] + R[1, 0] * start[a0 + 1] + R[2, 0] * start[a0 + 2]
+    b1 = R[0, 1] * start[a0] + R[1, 1] * start[a0 + 1] + R[2, 1] * start[a0 + 2]
+    b2 = R[0, 2] * start[a0] + R[1, 2] * start[a0 + 1] + R[2, 2] * start[a0 + 2]
+    u0 = R[0, 0] * gvel[a0] + R[1, 0] * gvel[a0 + 1] + R[2, 0] * gvel[a0 + 2]
+    u1 = R[0, 1] * gvel[a0] + R[1, 1] * gvel[a0 + 1] + R[2, 1] * gvel[a0 + 2]
+    u2 = R[0, 2] * gvel[a0] + R[1, 2] * gvel[a0 + 1] + R[2, 2] * gvel[a0 + 2]
+    g0, g1, g2 = gyroscopic_change(inertia, b0, b1, b2, dt)
+    w0, w1, w2 = u0 - g0, u1 - g1, u2 - g2  # omega1, body axes
+    if mode == GYROSCOPIC_PHYSX:
+        l0, l1, l2 = times(inertia, w0, w1, w2)
+        n0, n1, n2 = l0 - (w1 * l2 - w2 * l1) * dt, l1 - (w2 * l0 - w0 * l2) * dt, l2 - (w0 * l1 - w1 * l0) * dt
+        new = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+        ratio = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2) / new if new > 0.0 else 0.0
+        w0, w1, w2 = solve3(inertia, n0 * ratio, n1 * ratio, n2 * ratio)
+    for a in range(3):
+        gvel[a0 + a] = R[a, 0] * w0 + R[a, 1] * w1 + R[a, 2] * w2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def times(M, x, y, z):
+    """M (3x3) times (x, y, z)."""
+    return (
+        M[0, 0] * x + M[0, 1] * y + M[0, 2] * z,
+        M[1, 0] * x + M[1, 1] * y + M[1, 2] * z,
+        M[2, 0] * x + M[2, 1] * y + M[2, 2] * z,
+    )
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def solve3(M, x, y, z):
+    """M^-1 (x, y, z) for an invertible 3x3 M (Cramer's rule)."""
+    c00 = M[1, 1] * M[2, 2] - M[1, 2] * M[2, 1]
+    c01 = M[1, 2] * M[2, 0] - M[1, 0] * M[2, 2]
+    c02 = M[1, 0] * M[2, 1] - M[1, 1] * M[2, 0]
+    det = M[0, 0] * c00 + M[0, 1] * c01 + M[0, 2] * c02
+    r0 = (c00 * x + (M[0, 2] * M[2, 1] - M[0, 1] * M[2, 2]) * y + (M[0, 1] * M[1, 2] - M[0, 2] * M[1, 1]) * z) / det
+    r1 = (c01 * x + (M[0, 0] * M[2, 2] - M[0, 2] * M[2, 0]) * y + (M[0, 2] * M[1, 0] - M[0, 0] * M[1, 2]) * z) / det
+    r2 = (c02 * x + (M[0, 1] * M[2, 0] - M[0, 0] * M[2, 1]) * y + (M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]) * z) / det
+    return r0, r1, r2
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def gyroscopic_change(inertia, w0, w1, w2, dt):
+    """-I^-1 (omega x I omega) dt, body axes."""
+    l0, l1, l2 = times(inertia, w0, w1, w2)
+    c0, c1, c2 = w1 * l2 - w2 * l1, w2 * l0 - w0 * l2, w0 * l1 - w1 * l0
+    r0, r1, r2 = solve3(inertia, c0, c1, c2)
+    return -r0 * dt, -r1 * dt, -r2 * dt

@@ -40,6 +40,8 @@ from ..layout import (
     I_TREE0,
     I_TREE1,
     I_VELOCITY_ITERATIONS,
+    INERTIA_COM,
+    LP_GYROSCOPIC,
     SOLVER_PGS,
     SOLVER_TGS,
     T_DOF0,
@@ -67,7 +69,7 @@ from .kinematics import link_velocities, posed_frames, root_com, tree_poses, wor
 from .momentum import aim_momentum, keep_momentum
 from .rows import LIMIT_ERP
 from .sleep import count_joints, falls_asleep, motion_velocities, pushed, wake_links
-from .smooth import external_velocity_change, unconstrained_velocity
+from .smooth import external_velocity_change, rigid_body_gyroscopic, unconstrained_velocity
 from .solver import (
     CONVERGED,
     PGS_JOINT_ERP,
@@ -404,6 +406,12 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
         ws.gvel_start[w],
     )
     copy_link_rows(tr, t, ws.wrench[w], st.wrench_start[w])
+    if tr[t, T_FREE_BODY] != 0:  # a rigid body turns as PhysX's rigid bodies do (its own gyroscopic rule)
+        l0 = tr[t, T_LINK0]
+        rigid_body_gyroscopic(
+            lk.link_rot[l0, INERTIA_COM], st.link_rot[w, l0], dt, lk.link_par[l0, LP_GYROSCOPIC], ws.gvel_start[w],
+            ws.gvel[w], tr[t, T_V0] + 3,
+        )  # fmt: skip
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")

@@ -77,6 +77,7 @@ def read_body(
         # PhysX weighs a link's cfm by cfmScale / lengthScale (the tolerances' length, 1 / metersPerUnit stage
         # units): in SI that is cfmScale / metersPerUnit metres (measured: a centimetre stage's is 100 times)
         body.cfm_scale = float(read_physx(prim, "physxRigidBody:cfmScale")) / mpu
+        body.gyroscopic = "physx" if read_physx(prim, "physxRigidBody:enableGyroscopicForces") else "none"
         body.solver_position_iterations = int(read_physx(prim, "physxRigidBody:solverPositionIterationCount"))
         body.solver_velocity_iterations = int(read_physx(prim, "physxRigidBody:solverVelocityIterationCount"))
         # unauthored, with or without the API: PhysX's units-scaled default, not the schema's 5e-5 (ovphysx's
