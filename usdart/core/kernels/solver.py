@@ -163,6 +163,14 @@ def rigid_joint(tree, link, couplings, j):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def extended_joint(tree, link, couplings, j):
+    """Joint j joins an articulation link to another tree's body (PhysX's "extended" joint: its rows are not
+    made independent, and their response takes the links' constraint-force mixing)."""
+    a, b = couplings.joint_link[j, 0], couplings.joint_link[j, 1]
+    return couplings.joint_sides[j] != 0 and not (rigid_side(tree, link, a) and rigid_side(tree, link, b))
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def max_joint_bias(tree, link, joint_link, j, axis, dt, solver):
     """The largest correction speed a row of joint j may ask for (PhysX's TGS, DyCpuGpu1dConstraint.h
     computeMaxBiasVelocityTGS, at its length scale of 1 m): 0.75 rad / dt on an angular row; a linear row
@@ -426,6 +434,7 @@ def fill_rows(
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
     c, rel, points = scratch[5], scratch[8], scratch[6:8]
     first_axis = r0  # the current joint's first row
+    extended, joint_mixing = False, 0.0  # the current joint: PhysX's extended joint, its links' largest cfm
     for r in range(r0, r1):
         kind, i, t = row[r, R_KIND], row[r, R_ID], row[r, R_TREE0]
         v0, v1 = tree[t, T_V0], tree[t, T_V1]
@@ -511,6 +520,13 @@ def fill_rows(
             rv[RV_ERROR] = error
         else:  # a joint's rows: its drives, limits, then locked axes (ROW_JOINT_DRIVE, _LIMIT, ROW_JOINT)
             if r == r0 or row[r - 1, R_KIND] != kind or row[r - 1, R_ID] != i:  # the joint's first of this kind
+                extended = extended_joint(tree, links.link, couplings, i)
+                joint_mixing = 0.0
+                for s in range(2 if extended else 0):  # (before joint_geometry: link_cfm uses pj as scratch)
+                    li = couplings.joint_link[i, s]
+                    if li >= 0:
+                        link_cfm(trees, links, dofs, links.link[li, L_TREE], rot, pos, H, pj, c, cfm, cfm_step, step)
+                        joint_mixing = max(joint_mixing, cfm[li])
                 joint_geometry(
                     trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
                 )
@@ -530,9 +546,11 @@ def fill_rows(
                 joint_jacobian(False, 0.0, 0.0, 0.0, pj, sides, nv, nvb, jac, joff, rv)
                 rv[RV_ERROR] = 0.0
             rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
+            if extended and rv[RV_RESPONSE] > TINY_RESPONSE:
+                rv[RV_RESPONSE] += joint_mixing
             rv[RV_LAMBDA] = 0.0
             rv[RV_MAX_BIAS] = max_joint_bias(tree, links.link, couplings.joint_link, i, code % 6, dt, solver)
-            if kind != ROW_JOINT:
+            if kind != ROW_JOINT or extended:  # (PhysX leaves an extended joint's rows as they are)
                 continue
             if r + 1 == r1 or row[r + 1, R_KIND] != ROW_JOINT or row[r + 1, R_ID] != i:  # the joint's last row
                 split = first_axis  # PhysX's TGS between rigid bodies: angular rows among themselves, then linear
