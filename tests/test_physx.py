@@ -882,6 +882,58 @@ def test_a_d6_swing_pyramid_outside_articulations_holds_as_in_physx(tmp_path, so
         assert math.atan2(1.0 - ours[-1, 2], ours[-1, 0]) == pytest.approx(math.radians(35), abs=2e-3)
 
 
+D6_DRIVES = {  # per driven rotation: stiffness, damping (per degree), target position (deg), target velocity (deg/s)
+    "swing about Y to 30 deg": {"rotY": (2.0, 0.1, 30.0, 0.0)},
+    "swing about Z at 40 deg/s": {"rotZ": (0.0, 1.0, 0.0, 40.0)},
+    "twist and swings held at 0": {
+        "rotX": (2.0, 0.1, 0.0, 0.0),
+        "rotY": (1.0, 0.05, 0.0, 0.0),
+        "rotZ": (3.0, 0.1, 0.0, 0.0),
+    },
+    "twist and swings to (10, 30, 20) deg": {
+        "rotX": (2.0, 0.1, 10.0, 0.0),
+        "rotY": (1.0, 0.05, 30.0, 0.0),
+        "rotZ": (3.0, 0.1, 20.0, 0.0),
+    },
+}
+D6_DRIVE_XFAIL = {  # case -> the measured gap (both solvers)
+    "twist and swings to (10, 30, 20) deg": (
+        "a target off more than one axis: PhysX turns the body about one fixed axis toward it (measured without "
+        "gravity), usdart's turn wanders off that axis (0.19 m PGS, 0.34 m TGS after 2 s)"
+    ),
+}
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("case", D6_DRIVES)
+def test_the_swing_and_twist_drives_of_a_d6_outside_articulations_act_as_in_physx(tmp_path, case, solver, request):
+    """A 2 kg body on a D6 to the world with its linear axes locked and its rotations free, driven about them:
+    PhysX's swing1 / swing2 drives (rotY / rotZ, each with its own gains: a drive about one leaves the other
+    swing free) and twist drive (rotX), all toward one target rotation, rotZ's turn times rotY's times rotX's
+    (measured on ovphysx), each swing row's error the z or -y component of the x axis of the turn from the
+    target. Its pose over 2 s at 60 Hz equals ovphysx's to 1e-4 (measured 2e-7 to 2.9e-5); where it does not
+    yet, the measured gap is the xfail reason."""
+    if case in D6_DRIVE_XFAIL:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=D6_DRIVE_XFAIL[case]))
+    stage = new_stage()
+    body(stage, "/World/bob", pos=(1, 0, 1), mass=2.0, inertia=(0.1, 0.2, 0.3))
+    d6 = joint(stage, "/World/d6", None, "/World/bob", kind="d6", lp0=(0, 0, 1), lp1=(-1, 0, 0))
+    for axis in ("transX", "transY", "transZ"):
+        UsdPhysics.LimitAPI.Apply(d6, axis).CreateLowAttr(1.0)
+        UsdPhysics.LimitAPI(d6, axis).CreateHighAttr(-1.0)  # locked
+    if "rotX" not in D6_DRIVES[case]:
+        UsdPhysics.LimitAPI.Apply(d6, "rotX").CreateLowAttr(1.0)
+        UsdPhysics.LimitAPI(d6, "rotX").CreateHighAttr(-1.0)
+    for axis, (stiffness, damping, position, velocity) in D6_DRIVES[case].items():
+        drive = UsdPhysics.DriveAPI.Apply(d6, axis)
+        drive.CreateStiffnessAttr(stiffness)
+        drive.CreateDampingAttr(damping)
+        drive.CreateTargetPositionAttr(position)
+        drive.CreateTargetVelocityAttr(velocity)
+    theirs, ours = bob_on_its_joint(stage, tmp_path / "d6_drives.usda", solver)
+    assert rotation_angle(theirs, ours).max() <= TOL
+
+
 # an arm (a fixed-base articulation: base welded to the world, a 1 m link on a driven Y hinge) with a 0.5 kg bob
 # hinged to its tip by a joint excluded from the articulation: PhysX's "extended" joint, link to rigid body
 ARM_WITH_BOB = """

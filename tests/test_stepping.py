@@ -467,10 +467,10 @@ def test_a_distance_joint_without_bounds_joins_nothing():
     assert scene.body_transform("/World/b")[:3] == pytest.approx([1, 0, fall], rel=1e-9)
 
 
-def test_what_joints_outside_articulations_do_not_simulate_yet_is_said():
+def test_what_joints_outside_articulations_do_not_simulate_is_said():
     """Limits and drives of a joint outside the trees are rows now (tests/test_physx.py): a hinge's, a D6's
-    twist and swings, a spherical joint's cone. A D6's rotY / rotZ drives (PhysX's swing drives) are not
-    simulated yet: a warning names the joint."""
+    twist and swings (limits and drives), a spherical joint's cone. A spherical joint's drives are ignored, as
+    PhysX reads none on one outside an articulation: a warning names the joint."""
     st = new_stage()
     for name, x in (("a", 0), ("b", 2), ("c", 4)):
         body(st, f"/World/{name}", pos=(x, 0, 0))
@@ -480,6 +480,8 @@ def test_what_joints_outside_articulations_do_not_simulate_yet_is_said():
     UsdPhysics.DriveAPI.Apply(hinge, "angular").CreateStiffnessAttr(10.0)
     swung = joint(st, "/World/swung", None, "/World/b", kind="d6", lp0=(2, 0, 0))
     UsdPhysics.DriveAPI.Apply(swung, "rotY").CreateStiffnessAttr(10.0)
+    spherical = joint(st, "/World/spherical", None, "/World/b", kind="spherical", axis="X", lp0=(2, 0, 0))
+    UsdPhysics.DriveAPI.Apply(spherical, "rotZ").CreateStiffnessAttr(10.0)
     ball = joint(st, "/World/ball", None, "/World/c", kind="d6", lp0=(4, 0, 0))
     for axis in ("transX", "transY", "transZ"):
         UsdPhysics.LimitAPI.Apply(ball, axis).CreateLowAttr(1.0)
@@ -487,9 +489,8 @@ def test_what_joints_outside_articulations_do_not_simulate_yet_is_said():
     for axis in ("rotY", "rotZ"):
         UsdPhysics.LimitAPI.Apply(ball, axis).CreateLowAttr(-20.0)
         UsdPhysics.LimitAPI(ball, axis).CreateHighAttr(20.0)
-    warned = [w for w in load(st).warnings if "not" in w and "simulated yet" in w]
-    assert [w.split(":")[0] for w in warned] == ["/World/swung"]
-    assert "swing drives" in warned[0]
+    warned = [w for w in load(st).warnings if "not" in w and "simulated yet" in w or "ignored, as PhysX" in w]
+    assert [w.split(":")[0] for w in warned] == ["/World/spherical"]
 
 
 def test_drive_targets_of_a_joint_outside_articulations_are_set_from_python():

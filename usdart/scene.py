@@ -14,7 +14,6 @@ from .contact_report import Contacts, contact_report
 from .core import layout as L
 from .core.articulation_model import (
     CONSTRAINT_AXES,
-    axis_drives,
     build_articulation_model,
     locked_axes,
     loop_joint_descs,
@@ -435,22 +434,20 @@ class Scene:
     @property
     def warnings(self) -> list[str]:
         unsimulated = [f"{path}: joint to an unknown body: imported but not simulated" for path in self._unsimulated]
-        return list(self.description.warnings) + unsimulated + self._locked_axes_only()
+        return list(self.description.warnings) + unsimulated + self._ignored_drives()
 
-    def _locked_axes_only(self) -> list[str]:
-        """Joints outside articulation trees are solved as rows of their locked axes and of the limits and
-        drives articulation_model.axis_limits / axis_drives build; a D6's swing drives are not simulated yet
-        (said, not dropped silently)."""
+    def _ignored_drives(self) -> list[str]:
+        """Drives on spherical joints outside articulation trees are ignored, as PhysX reads none there (said,
+        not dropped silently; articulation_model.axis_drives builds the rest)."""
         out = []
         for path in self.description.constraints:
             joint = self._joints.get(path)
-            if joint is None or path in self._unsimulated:
+            if joint is None or path in self._unsimulated or joint.kind != "spherical":
                 continue
-            driven = axis_drives(joint)[:, [L.JD_STIFFNESS, L.JD_DAMPING]].any(axis=1)
-            if any(d.drive is not None and not driven[CONSTRAINT_AXES.index(d.axis)] for d in joint.dofs):
+            if any(d.drive is not None for d in joint.dofs):
                 out.append(
-                    f"{path}: a joint outside an articulation's tree: drives about a D6's rotY or rotZ (PhysX's "
-                    "swing drives) are not simulated yet (its locked axes, limits and other drives are)"
+                    f"{path}: a spherical joint outside an articulation's tree: its drives are ignored, as PhysX "
+                    "reads none on one"
                 )
         return out
 

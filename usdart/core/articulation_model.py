@@ -405,12 +405,13 @@ def cone_limited(joint) -> bool:
 def axis_drives(joint) -> np.ndarray:
     """(6, JD_COLUMNS) drives of the free axes a joint outside the trees drives by rows ([x, y, z, rotX, rotY,
     rotZ] of its joint frame; stiffness and damping 0: none), as PhysX's D6 joint drives them: a linear axis
-    along body0's joint axis, a rotation when it is PhysX's twist (a revolute's axis, a D6's rotX). A D6's
-    rotY / rotZ drives (PhysX's swing drives) are not built."""
+    along body0's joint axis, a rotation about a revolute's axis, a D6's rotX (PhysX's twist drive) and its
+    rotY / rotZ (PhysX's swing1 / swing2 drives). A spherical joint has none: PhysX reads no drive on one
+    outside an articulation."""
     out = np.zeros((6, JD_COLUMNS))
     for d in joint.dofs:
         drive = d.drive
-        if drive is None or (d.angular and d.usd_instance not in ("angular", "rotX")):
+        if drive is None or joint.kind == "spherical":
             continue
         row = out[CONSTRAINT_AXES.index(d.axis)]
         row[JD_STIFFNESS], row[JD_DAMPING], row[JD_MAX_FORCE] = drive.stiffness, drive.damping, drive.max_force

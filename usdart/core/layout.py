@@ -98,8 +98,10 @@ LIMIT_SWING = 12
 # ... and of a distance joint: LIMIT_DISTANCE + 6 side, side 0 its minimum, 1 its maximum (one-sided rows), 2 both
 # at one length (an equality row within PhysX's tolerance band); linear codes (24 % 6 = 0), model.couplings.joint_par
 LIMIT_DISTANCE = 24
-# ROW_JOINT_DRIVE: a driven free axis of a joint outside the trees, before its limit rows; R_AXIS: the axis.
-# Its parameters: model.couplings.joint_drive (n_joints, 6, JD_COLUMNS) per axis
+# ROW_JOINT_DRIVE: a driven free axis of a joint outside the trees, before its limit rows; R_AXIS: the axis, or
+# DRIVE_SWING + the axis for a D6's rotY / rotZ drive (PhysX's swing1 / swing2 drive: 16, 17; angular codes).
+# Its parameters: model.couplings.joint_drive (n_joints, 6, JD_COLUMNS) per axis (row code % 6)
+DRIVE_SWING = 12
 JD_STIFFNESS, JD_DAMPING, JD_MAX_FORCE, JD_TARGET_POSITION, JD_TARGET_VELOCITY, JD_ACCELERATION = range(6)
 JD_COLUMNS = 6
 # model.couplings.joint_par (n_joints, JP_COLUMNS): what a joint outside the trees holds besides its axes: the

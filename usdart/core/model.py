@@ -427,7 +427,7 @@ def _row_table(trees, tree, joints, islands, dof_start):
         drives, limits = j.drives, j.limits
         for axis in (3, 4, 5, 0, 1, 2):
             if drives[axis, L.JD_STIFFNESS] != 0.0 or drives[axis, L.JD_DAMPING] != 0.0:
-                add(L.ROW_JOINT_DRIVE, axis)
+                add(L.ROW_JOINT_DRIVE, (L.DRIVE_SWING if j.swings and axis >= 4 else 0) + axis)
         if j.cone:
             add(L.ROW_JOINT_LIMIT, L.LIMIT_CONE)
         for axis in (3, 4, 5, 0, 1, 2):

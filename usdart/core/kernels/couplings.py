@@ -12,6 +12,7 @@ from numba import njit
 
 from ..layout import (
     D_V,
+    DRIVE_SWING,
     JD_ACCELERATION,
     JD_DAMPING,
     JD_MAX_FORCE,
@@ -476,25 +477,48 @@ def solve_joint_limit(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def fill_joint_drive(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, drive, rv):
-    """A driven free axis ([x, y, z, rotX, rotY, rotZ] of the joint frame) as PhysX's D6 joint drives it,
-    along A's axis: a linear axis by B's origin along it less the target position, a rotation (the twist)
-    by 2 sin of half the turn from the target rotation to the relative one (PhysX's -2 delta.x, the target's
-    sign taken nearer); J the rate of that error."""
+def fill_joint_drive(code, frames, rel, pj, sides, nv0, nv1, jac, joff, drives, rv):
+    """A driven free axis (code: [x, y, z, rotX, rotY, rotZ] of the joint frame, or DRIVE_SWING + rotY / rotZ;
+    drives: the joint's JD_* rows) as PhysX's D6 joint drives it, along A's axis: a linear axis by B's origin
+    along it less the target position; a rotation by delta, the turn from the drive's target rotation
+    (`drive_target_rotation`, its sign taken nearer) to the relative one: about its own axis (a revolute's, a
+    D6's twist) by 2 delta_a (PhysX's -2 delta.x), a D6's swing about y or z by the z or -y component of
+    delta's x axis, negated (PhysX's swing1 / swing2 rows); J the rate of that error."""
     A, B = frames[0], frames[1]
+    axis = code % 6
     a = axis % 3
     n0, n1, n2 = A[0, a], A[1, a], A[2, a]
-    target = drive[JD_TARGET_POSITION]
-    if axis >= 3:
-        c, s = math.cos(0.5 * target), math.sin(0.5 * target)
-        w, v = rel[0], rel[1 + a]
-        if c * w + s * v < 0.0:
-            c, s = -c, -s
-        error = 2.0 * (c * v - s * w)
+    if axis < 3:
+        error = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3])
+        error -= drives[axis, JD_TARGET_POSITION]
     else:
-        error = n0 * (B[0, 3] - A[0, 3]) + n1 * (B[1, 3] - A[1, 3]) + n2 * (B[2, 3] - A[2, 3]) - target
+        tw, tx, ty, tz = drive_target_rotation(
+            drives[3, JD_TARGET_POSITION], drives[4, JD_TARGET_POSITION], drives[5, JD_TARGET_POSITION]
+        )
+        w, x, y, z = rel[0], rel[1], rel[2], rel[3]
+        if tw * w + tx * x + ty * y + tz * z < 0.0:
+            tw, tx, ty, tz = -tw, -tx, -ty, -tz
+        dw = tw * w + tx * x + ty * y + tz * z  # delta = conj(target) rel
+        dx = tw * x - tx * w - ty * z + tz * y
+        dy = tw * y + tx * z - ty * w - tz * x
+        dz = tw * z - tx * y + ty * x - tz * w
+        if code >= DRIVE_SWING:
+            error = 2.0 * (dw * dy - dx * dz) if a == 1 else 2.0 * (dx * dy + dw * dz)
+        else:
+            error = 2.0 * (dx if a == 0 else (dy if a == 1 else dz))
     joint_jacobian(axis >= 3, n0, n1, n2, pj, sides, nv0, nv1, jac, joff, rv)
     rv[RV_ERROR] = error
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def drive_target_rotation(rx, ry, rz):
+    """[w, x, y, z] of a joint drive's target rotation from its rotX, rotY, rotZ targets (rad): the turn about
+    z times that about y times that about x, as PhysX reads them from USD (measured on ovphysx)."""
+    cx, sx = math.cos(0.5 * rx), math.sin(0.5 * rx)
+    cy, sy = math.cos(0.5 * ry), math.sin(0.5 * ry)
+    cz, sz = math.cos(0.5 * rz), math.sin(0.5 * rz)
+    w, x, y, z = cz * cy, -sz * sy, cz * sy, sz * cy  # qz qy
+    return w * cx - x * sx, w * sx + x * cx, y * cx + z * sx, z * cx - y * sx
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")

@@ -535,7 +535,7 @@ def fill_rows(
             nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
             code, sides = row[r, R_AXIS], couplings.joint_sides[i]
             if kind == ROW_JOINT_DRIVE:  # a driven free axis
-                fill_joint_drive(code, frames, rel, pj, sides, nv, nvb, jac, joff, couplings.joint_drive[i, code], rv)
+                fill_joint_drive(code, frames, rel, pj, sides, nv, nvb, jac, joff, couplings.joint_drive[i], rv)
             elif kind == ROW_JOINT_LIMIT and code >= LIMIT_DISTANCE:  # a distance joint's row
                 fill_joint_distance(code, frames, pj, sides, nv, nvb, jac, joff, couplings.joint_par[i], rv)
             elif kind == ROW_JOINT_LIMIT:  # one side of a limited free axis
@@ -730,7 +730,7 @@ def sweep(
                     velocity_iteration, h, joint_erp, x, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, off1
                 )
             elif kind == ROW_JOINT_DRIVE:
-                drive = couplings.joint_drive[i, row[r, R_AXIS]]
+                drive = couplings.joint_drive[i, row[r, R_AXIS] % 6]
                 change = solve_joint_drive(
                     drive, tgs, velocity_iteration, dt, h, x, rv, gvel, v0, nv, w0, nvb, jac, joff, resp, off, off1
                 )
