@@ -896,25 +896,18 @@ D6_DRIVES = {  # per driven rotation: stiffness, damping (per degree), target po
         "rotZ": (3.0, 0.1, 20.0, 0.0),
     },
 }
-D6_DRIVE_XFAIL = {  # case -> the measured gap (both solvers)
-    "twist and swings to (10, 30, 20) deg": (
-        "a target off more than one axis: PhysX turns the body about one fixed axis toward it (measured without "
-        "gravity), usdart's turn wanders off that axis (0.19 m PGS, 0.34 m TGS after 2 s)"
-    ),
-}
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("case", D6_DRIVES)
-def test_the_swing_and_twist_drives_of_a_d6_outside_articulations_act_as_in_physx(tmp_path, case, solver, request):
+def test_the_swing_and_twist_drives_of_a_d6_outside_articulations_act_as_in_physx(tmp_path, case, solver):
     """A 2 kg body on a D6 to the world with its linear axes locked and its rotations free, driven about them:
     PhysX's swing1 / swing2 drives (rotY / rotZ, each with its own gains: a drive about one leaves the other
-    swing free) and twist drive (rotX), all toward one target rotation, rotZ's turn times rotY's times rotX's
-    (measured on ovphysx), each swing row's error the z or -y component of the x axis of the turn from the
-    target. Its pose over 2 s at 60 Hz equals ovphysx's to 1e-4 (measured 2e-7 to 2.9e-5); where it does not
-    yet, the measured gap is the xfail reason."""
-    if case in D6_DRIVE_XFAIL:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=D6_DRIVE_XFAIL[case]))
+    swing free) and twist drive (rotX), all toward one target rotation, rotZ's turn times rotY's times rotX's,
+    each row's error taken from delta = the relative rotation times the target's inverse (the twist 2 delta_x,
+    a swing the z or -y component of delta's x axis; both measured on ovphysx: with delta the other way round
+    a target off more than one axis was reached along another path, 0.19 m apart after 2 s). Its pose over 2 s
+    at 60 Hz equals ovphysx's to 1e-4 (measured 2e-7 to 2.9e-5)."""
     stage = new_stage()
     body(stage, "/World/bob", pos=(1, 0, 1), mass=2.0, inertia=(0.1, 0.2, 0.3))
     d6 = joint(stage, "/World/d6", None, "/World/bob", kind="d6", lp0=(0, 0, 1), lp1=(-1, 0, 0))

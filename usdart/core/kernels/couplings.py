@@ -480,10 +480,11 @@ def solve_joint_limit(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b
 def fill_joint_drive(code, frames, rel, pj, sides, nv0, nv1, jac, joff, drives, rv):
     """A driven free axis (code: [x, y, z, rotX, rotY, rotZ] of the joint frame, or DRIVE_SWING + rotY / rotZ;
     drives: the joint's JD_* rows) as PhysX's D6 joint drives it, along A's axis: a linear axis by B's origin
-    along it less the target position; a rotation by delta, the turn from the drive's target rotation
-    (`drive_target_rotation`, its sign taken nearer) to the relative one: about its own axis (a revolute's, a
-    D6's twist) by 2 delta_a (PhysX's -2 delta.x), a D6's swing about y or z by the z or -y component of
-    delta's x axis, negated (PhysX's swing1 / swing2 rows); J the rate of that error."""
+    along it less the target position; a rotation by delta = rel conj(target) (`drive_target_rotation`, its
+    sign taken nearer; that order measured on ovphysx, whose motion does not follow PhysX's source's conj(target)
+    rel once a target is off more than one axis): about its own axis (a revolute's, a D6's twist) by 2 delta_a
+    (PhysX's -2 delta.x), a D6's swing about y or z by the z or -y component of delta's x axis, negated
+    (PhysX's swing1 / swing2 rows); J the rate of that error."""
     A, B = frames[0], frames[1]
     axis = code % 6
     a = axis % 3
@@ -498,10 +499,10 @@ def fill_joint_drive(code, frames, rel, pj, sides, nv0, nv1, jac, joff, drives, 
         w, x, y, z = rel[0], rel[1], rel[2], rel[3]
         if tw * w + tx * x + ty * y + tz * z < 0.0:
             tw, tx, ty, tz = -tw, -tx, -ty, -tz
-        dw = tw * w + tx * x + ty * y + tz * z  # delta = conj(target) rel
-        dx = tw * x - tx * w - ty * z + tz * y
-        dy = tw * y + tx * z - ty * w - tz * x
-        dz = tw * z - tx * y + ty * x - tz * w
+        dw = w * tw + x * tx + y * ty + z * tz  # delta = rel conj(target)
+        dx = x * tw - w * tx - y * tz + z * ty
+        dy = y * tw - w * ty + x * tz - z * tx
+        dz = z * tw - w * tz - x * ty + y * tx
         if code >= DRIVE_SWING:
             error = 2.0 * (dw * dy - dx * dz) if a == 1 else 2.0 * (dx * dy + dw * dz)
         else:
