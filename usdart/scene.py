@@ -434,7 +434,22 @@ class Scene:
     @property
     def warnings(self) -> list[str]:
         unsimulated = [f"{path}: joint to an unknown body: imported but not simulated" for path in self._unsimulated]
-        return list(self.description.warnings) + unsimulated + self._ignored_drives()
+        return list(self.description.warnings) + unsimulated + self._ignored_drives() + self._distances_in_trees()
+
+    def _distances_in_trees(self) -> list[str]:
+        """Distance joints between links of one articulation that are not excluded from it: PhysX refuses them
+        ("Articulation cannot contain a distance joint", measured on ovphysx), usdart simulates them."""
+        out = []
+        for art in self.articulations:
+            for path in art.loop_joints:
+                joint = self._joints.get(path)
+                inside = joint is not None and all(b is not None and b in art.desc.links for b in joint.bodies())
+                if inside and joint.kind == "distance" and not joint.excluded:
+                    out.append(
+                        f"{path}: a distance joint between links of one articulation: PhysX refuses it unless it "
+                        "is excluded from the articulation (physics:excludeFromArticulation); usdart simulates it"
+                    )
+        return out
 
     def _ignored_drives(self) -> list[str]:
         """Drives on spherical joints outside articulation trees are ignored, as PhysX reads none there (said,

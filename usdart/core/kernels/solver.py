@@ -28,6 +28,7 @@ from ..layout import (
     I_ROW1,
     JP_BREAK_FORCE,
     JP_BREAK_TORQUE,
+    JP_DISTANCE_TOLERANCE,
     L_PARENT,
     L_TREE,
     LIMIT_DISTANCE,
@@ -164,10 +165,12 @@ def rigid_joint(tree, link, couplings, j):
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def extended_joint(tree, link, couplings, j):
-    """Joint j joins an articulation link to another tree's body (PhysX's "extended" joint: its rows are not
-    made independent, and their response takes the links' constraint-force mixing)."""
+    """Joint j joins an articulation link to another tree's body, or is a distance joint on articulation links
+    (PhysX's "extended" joint: its rows are not made independent, and their response takes the links'
+    constraint-force mixing; an articulation's other loop joints keep independent rows, see the README)."""
     a, b = couplings.joint_link[j, 0], couplings.joint_link[j, 1]
-    return couplings.joint_sides[j] != 0 and not (rigid_side(tree, link, a) and rigid_side(tree, link, b))
+    distance = couplings.joint_par[j, JP_DISTANCE_TOLERANCE] > 0.0
+    return (couplings.joint_sides[j] != 0 or distance) and not (rigid_side(tree, link, a) and rigid_side(tree, link, b))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
