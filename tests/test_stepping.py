@@ -553,3 +553,51 @@ def test_free_body_pinned_to_the_world_is_a_pendulum():
     k_45 = 1.8540746773013719  # complete elliptic integral of the first kind, K(sin 45 deg)
     period = 4 * math.sqrt(length / 9.81) * k_45
     assert 2 * (crossings[1] - crossings[0]) == pytest.approx(period, rel=5e-3)
+
+
+def _propped_arm(break_force: float | None):
+    """A fixed-base arm (a 1 m link on a Y hinge at the origin, the base welded to the world) held horizontal by
+    a spherical joint from the world to its tip: one of the articulation's own loop joints."""
+    st = new_stage()
+    body(st, "/World/robot/base")
+    body(st, "/World/robot/arm", pos=(0.5, 0, 0), inertia=(0.02, 0.1, 0.1))
+    root_api(st, "/World/robot")
+    joint(st, "/World/robot/anchor", None, "/World/robot/base", kind="fixed")
+    joint(st, "/World/robot/shoulder", "/World/robot/base", "/World/robot/arm", axis="Y", lp1=(-0.5, 0, 0))
+    prop = joint(st, "/World/prop", None, "/World/robot/arm", kind="spherical", lp0=(1, 0, 0), lp1=(0.5, 0, 0))
+    if break_force is not None:
+        prop.CreateAttribute("physics:breakForce", Sdf.ValueTypeNames.Float).Set(break_force)
+    return st
+
+
+def test_an_articulation_s_loop_joint_breaks_and_the_articulation_then_moves_without_it():
+    """An articulation's own loop joint breaks like any joint outside the tree: propped at its tip (carrying
+    half the arm's weight, 4.9 N), the arm stays horizontal under an unbreakable prop and under one of 10 N;
+    a prop of 1 N breaks on the first step, and from there the arm swings exactly as the same arm without the
+    prop does from rest (one step later, to the first step's sag: 1e-6 rad)."""
+    angles = {}
+    for name, limit in (("unbreakable", None), ("10 N", 10.0), ("1 N", 1.0)):
+        scene = load(_propped_arm(limit))
+        scene.time_step = 1 / 60
+        arm = scene.articulations[0]
+        angles[name] = []
+        for _ in range(60):
+            scene.step()
+            cache = arm.create_cache()
+            arm.copy_internal_state_to_cache(cache)
+            angles[name].append(cache.joint_position[0])
+        assert scene.broken_joints() == (["/World/prop"] if name == "1 N" else [])
+    assert max(abs(a) for a in angles["unbreakable"]) < 1e-6 and max(abs(a) for a in angles["10 N"]) < 1e-6
+    unpropped = _propped_arm(None)
+    unpropped.RemovePrim("/World/prop")
+    scene = load(unpropped)
+    scene.time_step = 1 / 60
+    arm = scene.articulations[0]
+    swing = []
+    for _ in range(59):
+        scene.step()
+        cache = arm.create_cache()
+        arm.copy_internal_state_to_cache(cache)
+        swing.append(cache.joint_position[0])
+    assert abs(angles["1 N"][-1]) > 1.0  # it fell
+    assert np.abs(np.array(angles["1 N"][1:]) - swing).max() < 1e-6
