@@ -97,7 +97,12 @@ class ConstraintJoint:
     cone: bool = False  # its rotY / rotZ limits are a spherical joint's cone (articulation_model.cone_limited)
     swings: bool = False  # its rotY / rotZ limits are a D6's swing pyramid (measured on the swing, LIMIT_SWING)
     par: np.ndarray = field(default_factory=lambda: joint_parameters())  # (JP_COLUMNS,) JP_*
-    distance: bool = False  # a distance joint: rows on its frames' distance (JP_MIN_DISTANCE ..), no axes
+
+    @property
+    def distance(self) -> bool:
+        """A distance joint (rows on its frames' distance, JP_MIN_DISTANCE ..; no axes): joint_parameters
+        gives every one PhysX's tolerance, no other joint (as the kernels' solver.distance_joint reads it)."""
+        return bool(self.par[L.JP_DISTANCE_TOLERANCE] > 0.0)
 
 
 DISTANCE_TOLERANCE = 0.025  # m: PhysX's distance joint tolerance, 0.025 of its length scale (1 m in any units)
@@ -369,7 +374,6 @@ def constraint_joint(desc, side0, side1, locked) -> ConstraintJoint:
         cone_limited(desc),
         desc.kind == "d6",
         joint_parameters(desc.break_force, desc.break_torque, desc if desc.kind == "distance" else None),
-        desc.kind == "distance",
     )
 
 

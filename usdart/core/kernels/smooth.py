@@ -17,6 +17,7 @@ from .applied import applied_wrenches, external_wrenches
 from .crba import composite_inertias, mass_matrix
 from .kinematics import link_velocities, root_com, world_frames
 from .rnea import rnea
+from .spatial import rotated, unrotated
 from .tree_factor import factor, solve
 
 
@@ -324,32 +325,17 @@ def rigid_body_gyroscopic(inertia, R, dt, mode, start, gvel, a0):
     GYROSCOPIC_EXACT keeps it. inertia: about the COM in the body's axes; R: the body's rotation."""
     if mode == GYROSCOPIC_EXACT:
         return
-    b0 = R[0, 0] * start[a0] + R[1, 0] * start[a0 + 1] + R[2, 0] * start[a0 + 2]
-    b1 = R[0, 1] * start[a0] + R[1, 1] * start[a0 + 1] + R[2, 1] * start[a0 + 2]
-    b2 = R[0, 2] * start[a0] + R[1, 2] * start[a0 + 1] + R[2, 2] * start[a0 + 2]
-    u0 = R[0, 0] * gvel[a0] + R[1, 0] * gvel[a0 + 1] + R[2, 0] * gvel[a0 + 2]
-    u1 = R[0, 1] * gvel[a0] + R[1, 1] * gvel[a0 + 1] + R[2, 1] * gvel[a0 + 2]
-    u2 = R[0, 2] * gvel[a0] + R[1, 2] * gvel[a0 + 1] + R[2, 2] * gvel[a0 + 2]
+    b0, b1, b2 = unrotated(R, start[a0], start[a0 + 1], start[a0 + 2])
+    u0, u1, u2 = unrotated(R, gvel[a0], gvel[a0 + 1], gvel[a0 + 2])
     g0, g1, g2 = gyroscopic_change(inertia, b0, b1, b2, dt)
     w0, w1, w2 = u0 - g0, u1 - g1, u2 - g2  # omega1, body axes
     if mode == GYROSCOPIC_PHYSX:
-        l0, l1, l2 = times(inertia, w0, w1, w2)
+        l0, l1, l2 = rotated(inertia, w0, w1, w2)
         n0, n1, n2 = l0 - (w1 * l2 - w2 * l1) * dt, l1 - (w2 * l0 - w0 * l2) * dt, l2 - (w0 * l1 - w1 * l0) * dt
         new = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
         ratio = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2) / new if new > 0.0 else 0.0
         w0, w1, w2 = solve3(inertia, n0 * ratio, n1 * ratio, n2 * ratio)
-    for a in range(3):
-        gvel[a0 + a] = R[a, 0] * w0 + R[a, 1] * w1 + R[a, 2] * w2
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def times(M, x, y, z):
-    """M (3x3) times (x, y, z)."""
-    return (
-        M[0, 0] * x + M[0, 1] * y + M[0, 2] * z,
-        M[1, 0] * x + M[1, 1] * y + M[1, 2] * z,
-        M[2, 0] * x + M[2, 1] * y + M[2, 2] * z,
-    )
+    gvel[a0], gvel[a0 + 1], gvel[a0 + 2] = rotated(R, w0, w1, w2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -368,7 +354,7 @@ def solve3(M, x, y, z):
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def gyroscopic_change(inertia, w0, w1, w2, dt):
     """-I^-1 (omega x I omega) dt, body axes."""
-    l0, l1, l2 = times(inertia, w0, w1, w2)
+    l0, l1, l2 = rotated(inertia, w0, w1, w2)
     c0, c1, c2 = w1 * l2 - w2 * l1, w2 * l0 - w0 * l2, w0 * l1 - w1 * l0
     r0, r1, r2 = solve3(inertia, c0, c1, c2)
     return -r0 * dt, -r1 * dt, -r2 * dt

@@ -103,7 +103,7 @@ from .rows import (
     solve_limit,
     solve_velocity_limit,
 )
-from .spatial import add_impulse_at, rotated
+from .spatial import add_impulse_at, rotated, unrotated
 from .tree_factor import inverse_quadratic, solve, unit_response
 
 CONVERGED = 1e-13  # a sweep that changes no velocity by more than this leaves the result as it is
@@ -169,8 +169,14 @@ def extended_joint(tree, link, couplings, j):
     (PhysX's "extended" joint: its rows are not made independent, and their response takes the links'
     constraint-force mixing; an articulation's other loop joints keep independent rows, see the README)."""
     a, b = couplings.joint_link[j, 0], couplings.joint_link[j, 1]
-    distance = couplings.joint_par[j, JP_DISTANCE_TOLERANCE] > 0.0
-    return (couplings.joint_sides[j] != 0 or distance) and not (rigid_side(tree, link, a) and rigid_side(tree, link, b))
+    rigid = rigid_side(tree, link, a) and rigid_side(tree, link, b)
+    return (couplings.joint_sides[j] != 0 or distance_joint(couplings, j)) and not rigid
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def distance_joint(couplings, j):
+    """Joint j is a distance joint (model.joint_parameters gives every one PhysX's tolerance, no other joint)."""
+    return couplings.joint_par[j, JP_DISTANCE_TOLERANCE] > 0.0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -240,17 +246,13 @@ def joint_substep(
         # turn of its lever tells the two apart)
         a0, a1, a2 = joint_frame[j, 0, 0, 3], joint_frame[j, 0, 1, 3], joint_frame[j, 0, 2, 3]
         lA, lB = joint_link[j, 0], joint_link[j, 1]
-        if rigid and lA >= 0 and row[first, R_KIND] == ROW_JOINT_LIMIT and row[first, R_AXIS] >= LIMIT_DISTANCE:
+        if rigid and lA >= 0 and distance_joint(couplings, j):
             G = joint_frame[j, 1]
             b0, b1, b2 = G[0, 3], G[1, 3], G[2, 3]
             if lB >= 0:
                 b0, b1, b2 = rotated(rot[lB], b0, b1, b2)
                 b0, b1, b2 = b0 + pos[lB, 0], b1 + pos[lB, 1], b2 + pos[lB, 2]
-            b0, b1, b2 = b0 - pos[lA, 0], b1 - pos[lA, 1], b2 - pos[lA, 2]
-            R = rot[lA]
-            a0 = R[0, 0] * b0 + R[1, 0] * b1 + R[2, 0] * b2
-            a1 = R[0, 1] * b0 + R[1, 1] * b1 + R[2, 1] * b2
-            a2 = R[0, 2] * b0 + R[1, 2] * b1 + R[2, 2] * b2
+            a0, a1, a2 = unrotated(rot[lA], b0 - pos[lA, 0], b1 - pos[lA, 1], b2 - pos[lA, 2])
         for s in range(2):
             li = joint_link[j, s]
             if li < 0:

@@ -103,11 +103,22 @@ def rigid_to_matrix(m, h, inertia, out):
 
 @njit(cache=True, error_model="numpy", inline="always", _nrt=False)
 def rotated(rot, x, y, z):
-    """rot @ (x, y, z): a vector of a frame turned by its rotation matrix, e.g. into world axes."""
+    """rot @ (x, y, z): a vector of a frame turned by its rotation matrix, e.g. into world axes (any 3x3 matrix
+    times a vector, e.g. an inertia times an angular velocity)."""
     return (
         rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z,
         rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
         rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z,
+    )
+
+
+@njit(cache=True, error_model="numpy", inline="always", _nrt=False)
+def unrotated(rot, x, y, z):
+    """rot^T @ (x, y, z): a vector turned back into the frame's own axes (rotated's inverse)."""
+    return (
+        rot[0, 0] * x + rot[1, 0] * y + rot[2, 0] * z,
+        rot[0, 1] * x + rot[1, 1] * y + rot[2, 1] * z,
+        rot[0, 2] * x + rot[1, 2] * y + rot[2, 2] * z,
     )
 
 
