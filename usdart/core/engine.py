@@ -53,6 +53,7 @@ class Engine:
         self.work = workspace(model, self.worlds)
         self.rk4 = False
         self._box = box((self.batched, self.state, self.control, self.work))
+        self._step_address = 0  # of the compiled world step for these records (entry.step_address), once asked
         self._threads: ThreadPoolExecutor | None = None
         self._thread_count = 0
         self.time = 0.0  # simulated seconds (the scene's clock; divergence times count from it)
@@ -68,6 +69,7 @@ class Engine:
         if rk4 and self.work.rk.shape[0] != self.worlds:
             self._renew_workspace(articulated=True)
         self.rk4 = bool(rk4)
+        self._step_address = 0
 
     def _renew_workspace(self, articulated: bool) -> None:
         """A new workspace (RK4 arrays, more room for contacts), keeping what is not scratch: the divergence
@@ -78,6 +80,14 @@ class Engine:
         for name in ("diverged", "shape_order", "contact_count", "contact_touched"):
             getattr(self.work, name)[:] = getattr(old, name)
         self._box = box((self.batched, self.state, self.control, self.work))
+        self._step_address = 0  # (the records' types are the same: the same address, asked again)
+
+    @property
+    def step_address(self) -> int:
+        """The compiled world step (Euler or RK4) the entry calls: compiled or loaded on first use."""
+        if not self._step_address:
+            self._step_address = entry.step_address(self._box, self.rk4)
+        return self._step_address
 
     def _room_for_contacts(self) -> None:
         """After a step that found more contact points than the workspace holds (those beyond were left out
@@ -101,19 +111,19 @@ class Engine:
         """`steps` steps of dt in every world (every island, or only `island`): one kernel call per thread.
         dt a float, steps and island ints (the callers check them). True when a world diverged: it stopped
         at the failing step (the others ran on) and `divergence` says where and what."""
-        kernel = entry.step_rk4 if self.rk4 else entry.step
+        address = self.step_address
         self.last_dt = dt
         if steps > 0 and not self._all_stepped:
             self.stepped[:] = True
             self._all_stepped = True
         if self.worlds == 1:
-            diverged = kernel(self._box, 0, 1, island, dt, steps)
+            diverged = entry.step(self._box, 0, 1, address, island, dt, steps)
             self._room_for_contacts()
             if diverged:
                 self._record(dt)
                 return True
             return False
-        jobs = self.over_worlds(kernel, self._box, self.worlds, island, float(dt), int(steps))
+        jobs = self.over_worlds(entry.step, self._box, self.worlds, address, island, float(dt), int(steps))
         diverged = sum(jobs)
         self._room_for_contacts()
         if diverged:
@@ -213,7 +223,7 @@ class Engine:
         """Link poses of every world from the state (at build): a zero-step call of the serial step, which
         a run compiles anyway, for one world."""
         if self.worlds == 1:
-            entry.step(self._box, 0, 1, -1, 1.0, 0)
+            entry.step(self._box, 0, 1, self.step_address, -1, 1.0, 0)
         else:
             for w in range(self.worlds):
                 self.update_poses(w)

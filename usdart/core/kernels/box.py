@@ -10,10 +10,13 @@ atomic operations per array, about 1.5 us for the scene's ~130 arrays on every c
 the same arrays without their reference counts (null meminfos): the box, alive for the whole call in its
 caller's hands, keeps them alive, and numba skips reference counting on arrays that have none. The
 workspace comes as a pointer into the box (`RecordPointer`): its fields are read one at a time.
+
+`call_step(address, b, ...)` calls a world step compiled on its own through its address.
 """
 
 from __future__ import annotations
 
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.core.extending import intrinsic, lower_getattr_generic, models, overload, register_model
@@ -104,6 +107,22 @@ def _record_pointer_field(context, builder, typ, value, attr):
     return _without_refcounts(context, builder, field, context.data_model_manager[field].from_data(builder, data))
 
 
+# numba's MemInfo (numba/core/runtime/nrtdynmod.py): refct, dtor, dtor_info, data, size. `borrow` reads the
+# data pointer itself rather than through the NRT, so kernels compiled without the NRT (the step) can borrow.
+_MEMINFO = ir.LiteralStructType(
+    [ir.IntType(64), cgutils.voidptr_t, cgutils.voidptr_t, cgutils.voidptr_t, ir.IntType(64)]
+)
+
+
+def _box_data(context, builder, box_type, b):
+    """A proxy of box b's payload (the StructRef's data)."""
+    meminfo = structref._Utils(context, builder, box_type).get_struct_ref(b).meminfo
+    payload = builder.load(cgutils.gep_inbounds(builder, builder.bitcast(meminfo, _MEMINFO.as_pointer()), 0, 3))
+    data_type = box_type.get_data_type()
+    pointer = builder.bitcast(payload, context.data_model_manager[data_type].get_value_type().as_pointer())
+    return cgutils.create_struct_proxy(data_type)(context, builder, ref=pointer)
+
+
 # Records that kernels receive as a RecordPointer rather than by value (NamedTuple class names). The workspace
 # (some 70 arrays) was copied into every stage inlined in the step: LLVM's SROA spent 18 s of the step's
 # compilation on those copies, 4 s with a pointer, and the step runs as fast. The state by pointer made the
@@ -120,7 +139,7 @@ def borrow(typingctx, b):
     result = types.Tuple([RecordPointer(t) if p else t for t, p in zip(items, by_pointer)])
 
     def codegen(context, builder, signature, args):
-        data = structref._Utils(context, builder, signature.args[0]).get_data_struct(args[0])
+        data = _box_data(context, builder, signature.args[0], args[0])
         where = data._get_ptr_by_name("value")
         values = [
             cgutils.gep_inbounds(builder, where, 0, i)
@@ -131,3 +150,21 @@ def borrow(typingctx, b):
         return context.make_tuple(builder, result, values)
 
     return result(b), codegen
+
+
+@intrinsic
+def call_step(typingctx, address, b, w, dt, only_island):
+    """The compiled function at `address` (an int, from Python: usdart.core.kernels.entry.step_address), whose
+    signature is boolean(b, int64, float64, int64), called with these arguments: a world step compiled once
+    and called, where a jitted call would link its code into the caller and compile it again."""
+    args = (b, types.int64, types.float64, types.int64)
+
+    def codegen(context, builder, signature, values):
+        callee_type = context.call_conv.get_function_type(types.boolean, args)
+        callee = builder.inttoptr(values[0], callee_type.as_pointer())
+        status, result = context.call_conv.call_function(builder, callee, types.boolean, args, values[1:])
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return result
+
+    return types.boolean(types.int64, *args), codegen

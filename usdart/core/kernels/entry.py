@@ -1,17 +1,19 @@
 """The functions Python calls. Each takes one box (usdart.core.kernels.box) holding the model, state,
 control and workspace records, so a call from Python unboxes one pointer instead of ~100 arrays.
 
-Stepping: `step` (worlds w0..w1-1, without the GIL, so threads can share the worlds) and its RK4 twin
-(compiled only when a scene uses RK4). Dynamics of one tree at the state of world 0 (the articulation
-cache's scratch scene, loaded by `load_tree_state`): `inverse_dynamics`,
-`mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world `link_motion`;
+Stepping: `step` (worlds w0..w1-1, without the GIL, so threads can share the worlds), by the world step
+whose address `step_address` gives (Euler, or RK4: compiled only when a scene uses RK4). Dynamics of one
+tree at the state of world 0 (the articulation cache's scratch scene, loaded by `load_tree_state`):
+`inverse_dynamics`, `mass_matrix`, `forward_dynamics`, `jacobians`, `centroidal`, and on a scene's world
+`link_motion`;
 `tree_dynamics` runs one of them for a block of worlds (batches of states: views), without the GIL.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..layout import (
     D_V,
@@ -37,14 +39,14 @@ from ..layout import (
     T_V1,
 )
 from .aba import aba
-from .box import borrow
+from .box import borrow, call_step
 from .centroidal import about_com, centroidal_matrix
 from .crba import composite_inertias
 from .crba import mass_matrix as tree_mass_matrix
 from .jacobian import link_jacobians
 from .kinematics import com_accelerations, com_velocities, link_velocities, posed_frames
 from .rnea import rnea
-from .step import posed_state, remember_posed, step_world, step_world_rk4, world_poses
+from .step import posed_state, remember_posed, world_poses, world_step, world_step_rk4
 from .tree_factor import to_dense
 from .world import world_model
 
@@ -83,33 +85,15 @@ def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root
         _set_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed)
 
 
-# inlined in numba's IR (both loops): a call from the boxed entry would pass the records as some 1300 values
-# (0.7 us), and a function of their own (LLVM's forceinline) compiled the whole step once more (35 s)
+# inlined in numba's IR: a call from the boxed entry would pass the records as some 1300 values (0.7 us)
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
+def _step_worlds(b, bm, st, ws, w0, w1, address, only_island, dt, steps):
     for w in range(w0, w1):
         _refresh_poses(*_pose_arrays(bm, st, ws, w))
     diverged = 0
     for s in range(steps):
         for w in range(w0, w1):
-            if ws.diverged[w, DV_STEP] == 0 and step_world(world_model(bm, w), st, ctl, ws, w, dt, only_island):
-                ws.diverged[w, DV_STEP] = s + 1
-                diverged += 1
-        if diverged == w1 - w0:
-            break
-    for w in range(w0, w1):
-        remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
-    return diverged
-
-
-@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
-    for w in range(w0, w1):
-        _refresh_poses(*_pose_arrays(bm, st, ws, w))
-    diverged = 0
-    for s in range(steps):
-        for w in range(w0, w1):
-            if ws.diverged[w, DV_STEP] == 0 and step_world_rk4(world_model(bm, w), st, ctl, ws, w, dt, only_island):
+            if ws.diverged[w, DV_STEP] == 0 and call_step(address, b, w, dt, only_island):
                 ws.diverged[w, DV_STEP] = s + 1
                 diverged += 1
         if diverged == w1 - w0:
@@ -120,21 +104,26 @@ def _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def step(b, w0, w1, only_island, dt, steps):
-    """`steps` Euler steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0).
-    Releases the GIL: Python threads step disjoint world ranges in parallel (usdart.core.engine).
+def step(b, w0, w1, address, only_island, dt, steps):
+    """`steps` steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0), each by the
+    compiled world step at `address` (`step_address`: semi-implicit Euler or RK4). Releases the
+    GIL: Python threads step disjoint world ranges in parallel (usdart.core.engine).
 
     Returns how many of the worlds diverged (usdart.core.layout.DIVERGENCE_SPEED): such a world stops
     at the step whose new state failed the guard, with that step (1-based) and the first failing tree in
     ws.diverged[w]; a world whose entry is already set is not stepped."""
-    bm, st, ctl, ws = borrow(b)
-    return _step_euler(bm, st, ctl, ws, w0, w1, only_island, dt, steps)
+    bm, st, _, ws = borrow(b)
+    return _step_worlds(b, bm, st, ws, w0, w1, address, only_island, dt, steps)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def step_rk4(b, w0, w1, only_island, dt, steps):
-    bm, st, ctl, ws = borrow(b)
-    return _step_rk4(bm, st, ctl, ws, w0, w1, only_island, dt, steps)
+def step_address(b, rk4: bool) -> int:
+    """The address of the compiled world step (step.world_step, or world_step_rk4) for box b's records,
+    compiled or loaded from numba's cache on first use. Valid while the dispatcher holds it (for good)."""
+    kernel = world_step_rk4 if rk4 else world_step
+    signature = (numba.typeof(b), types.int64, types.float64, types.int64)
+    kernel.compile(signature)
+    compiled = kernel.overloads[signature]
+    return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
 @njit(cache=True, error_model="numpy")

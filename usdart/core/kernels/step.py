@@ -18,8 +18,8 @@ each group (usually one articulation or one free body):
 5. per tree, the divergence guard (`tree_in_bounds`): a world step returns True when a tree's new state
    is not finite or moves faster than its bound, and the caller stops stepping that world.
 The link poses in the state follow the positions after every step, so a step reads them as they are.
-Only `step_world` / `step_world_rk4` see the whole model, state and workspace; each compiles once, and
-the RK4 one only when a scene uses RK4.
+Only `step_world` / `step_world_rk4` see the whole model, state and workspace; each compiles once, as
+`world_step` / `world_step_rk4` (the RK4 one only when a scene uses RK4).
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from ..layout import (
     TS_SUBSTEP_FORCES,
 )
 from .aba import aba
+from .box import borrow
 from .collide import NarrowRoom, find_contacts
 from .contacts import contact_link_impulses, fill_contacts, mark_broken, pgs_friction_pass
 from .groups import group_pass, solver_groups
@@ -81,6 +82,7 @@ from .solver import (
     tgs_bias,
     tgs_sweep,
 )
+from .world import world_model
 
 CONTACT_SOFTNESS = 0.8  # PhysX's contact softness: PGS's, and TGS's cap (min(0.8, 2 / sqrt N))
 
@@ -878,10 +880,7 @@ def group_iterations(m, ws, w, root):
     return n, n_velocity
 
 
-# forceinline: LLVM inlines the step into the entry's loop over steps and worlds, where the records stay in
-# registers; a call would pass every array of them (some 1300 values) each step: 30 % of a Panda step.
-# Inlined in numba's IR instead (inline="always"), the step compiles some 23 s faster but ran 20-30 % slower
-@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def step_world(m, st, ctl, ws, w, dt, only_island):
     """Advance world w by dt, semi-implicit Euler with PhysX's PGS or TGS rows (the group's first tree's
     TS_SOLVER), every island or only `only_island` when >= 0, solver group by solver group (islands joined by
@@ -1176,7 +1175,7 @@ def rk4_positions(m, st, ws, w, t, dt):
         )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)  # as step_world
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
     """As step_world, with the smooth dynamics integrated by classical RK4 and the constraint rows'
     velocity changes (PGS, whatever TS_SOLVER says) added on top (pure RK4 while no row acts); True when
@@ -1221,3 +1220,24 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
                     diverged = True
             k = nxt[k]
     return diverged
+
+
+# ---- the compiled steps -------------------------------------------------------------------------------------
+# The step of one world is compiled once, here, and the entry (usdart.core.kernels.entry.step) calls it
+# through its address (box.call_step), so no other function links the step's code and optimizes and compiles
+# it to machine code again (numba does that for every caller of a jitted function: the whole step was
+# compiled twice, as step_world and as the entry, some 35 s). forceinline is inherited by the kernels numba
+# compiles while compiling these (numba's flag inheritance), so LLVM inlines them all into one function, as
+# before: without it the step ran 30-50 % slower (calls into sweep, fill_rows, the contact kernels).
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def world_step(b, w, dt, only_island):
+    """step_world on world w of boxed records; True when the divergence guard fails."""
+    bm, st, ctl, ws = borrow(b)
+    return step_world(world_model(bm, w), st, ctl, ws, w, dt, only_island)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def world_step_rk4(b, w, dt, only_island):
+    """step_world_rk4 on world w of boxed records (compiled only when a scene uses RK4)."""
+    bm, st, ctl, ws = borrow(b)
+    return step_world_rk4(world_model(bm, w), st, ctl, ws, w, dt, only_island)
