@@ -12,7 +12,7 @@ from .rnea import subtract_world_wrench
 from .spatial import force_cross_add, inertia_times_motion, motion_cross_add, rigid_to_matrix
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def invert_spd(A, n, out):
     """out[:n, :n] = inverse of the symmetric positive definite n x n block of A (n <= 3), by cofactors."""
     if n == 1:
@@ -35,7 +35,7 @@ def invert_spd(A, n, out):
         out[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) / det
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def aba(
     link,
     dof,

@@ -18,7 +18,7 @@ from ..layout import (
 from .kinematics import com_position
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def excess(x, y, z, limit):
     """PhysX's sigma: 1 - limit / |v| when |v| exceeds the limit, else 0."""
     speed2 = x * x + y * y + z * z
@@ -27,7 +27,7 @@ def excess(x, y, z, limit):
     return 1.0 - limit / math.sqrt(speed2)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def external_wrenches(link_par, l0, l1, gravity, user, wrench):
     """wrench[i] = user link force [force; torque] at the COM + cancelled gravity where it is disabled."""
     for i in range(l0, l1):
@@ -40,7 +40,7 @@ def external_wrenches(link_par, l0, l1, gravity, user, wrench):
                 wrench[i, a] -= off * mass * gravity[a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def applied_wrenches(link_rot, link_vec, link_par, l0, l1, dt, gravity, damp_forces, rot, pos, vel, user, wrench):
     """wrench[i] = user link force [force; torque] at the COM + cancelled gravity where it is disabled +
     link damping + PhysX's soft velocity limit: beyond maxLinear/AngularVelocity, the force that would

@@ -76,7 +76,7 @@ def _write(out, row, rot, pos, lx, ly, lz, nx, ny, nz, sep):
 # ---------------------------------------------------------------------------------------------- sphere-box
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def sphere_box(pos_a, radius_a, rot_b, pos_b, half_b, margin, out):
     """Sphere A on box B: one point, the box point closest to the centre (a centre inside the box leaves
     through the face it is nearest to)."""
@@ -130,7 +130,7 @@ def sphere_box(pos_a, radius_a, rot_b, pos_b, half_b, margin, out):
 # ------------------------------------------------------------------------------------------------- box-box
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _best_face_axis(rot, half, rot_o, half_o, dx, dy, dz):
     """(separation, axis) of the face normal of box (rot, half) along which it and the other box are
     farthest apart; d is the vector between the centres."""
@@ -147,7 +147,7 @@ def _best_face_axis(rot, half, rot_o, half_o, dx, dy, dz):
     return best_s, best_k
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _best_edge_axis(rot_a, half_a, rot_b, half_b, dx, dy, dz):
     """(separation, A's edge axis, B's edge axis, unit normal from B to A) of the best edge cross product."""
     best_s = -math.inf
@@ -178,7 +178,7 @@ def _best_edge_axis(rot_a, half_a, rot_b, half_b, dx, dy, dz):
     return best_s, bi, bj, nx, ny, nz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _clip(buf, src, cnt, dst, m, sgn, h):
     """Sutherland-Hodgman: the part of polygon buf[src:src + cnt] where sgn * x[m] <= h, into buf[dst:].
     Vertices on the plane are kept once; new vertices are put exactly on it. A convex polygon gains at most
@@ -207,7 +207,7 @@ def _cross2(buf, m1, m2, a, b, c):
     return (buf[b, m1] - buf[a, m1]) * (buf[c, m2] - buf[a, m2]) - (buf[b, m2] - buf[a, m2]) * (buf[c, m1] - buf[a, m1])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _reduce(buf, cnt, k, sigma, dst):
     """Copy 4 (or 3) of the cnt > 4 points buf[:cnt] to buf[dst:], as PhysX reduces a manifold: the deepest,
     the one farthest from it, the one spanning the largest triangle with those two, then the one adding the
@@ -256,7 +256,7 @@ def _reduce(buf, cnt, k, sigma, dst):
     return n
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _face_contacts(rot_r, pos_r, half_r, k, sigma, rot_i, pos_i, half_i, ref_is_b, margin, scratch, out):
     """Face patch: the incident box's face most anti-parallel to the reference face (reference box's axis k,
     outward normal sigma * rot_r[:, k], facing the incident box) clipped by the reference face's side planes.
@@ -313,7 +313,7 @@ def _face_contacts(rot_r, pos_r, half_r, k, sigma, rot_i, pos_i, half_i, ref_is_
     return kept
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _edge_contact(rot_a, pos_a, half_a, i, rot_b, pos_b, half_b, j, nx, ny, nz, sep, out):
     """One point: where B's edge along its axis j, the one farthest toward A, comes closest to A's edge along
     its axis i, the one farthest toward B."""
@@ -348,7 +348,7 @@ def _edge_contact(rot_a, pos_a, half_a, i, rot_b, pos_b, half_b, j, nx, ny, nz, 
     return 1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def box_box(rot_a, pos_a, half_a, rot_b, pos_b, half_b, margin, scratch, out):
     """Boxes A and B: SAT over the 15 axes, then a clipped face patch (up to 4 points) or one edge point.
 
@@ -383,7 +383,7 @@ def box_box(rot_a, pos_a, half_a, rot_b, pos_b, half_b, margin, scratch, out):
 # --------------------------------------------------------------------------------------------- capsule-box
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _slope(seg, h, t):
     """Half the derivative in t of the squared distance from seg[0] + t * seg[1] to the box of half extents h."""
     g = 0.0
@@ -396,7 +396,7 @@ def _slope(seg, h, t):
     return g
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _closest_param(seg, h):
     """t in [0, 1] of the segment point seg[0] + t * seg[1] closest to the box of half extents h.
 
@@ -433,7 +433,7 @@ def _closest_param(seg, h):
     return min(max(-num / den, lo), hi)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _exit_depth(seg, seglen, r, t, k, sigma):
     """How far the capsule reaches below its segment point at t along -sigma * e_k (the capsule's surface
     point under it), through the cylinder or, past the segment's end, through that end's cap."""
@@ -451,7 +451,7 @@ def _exit_depth(seg, seglen, r, t, k, sigma):
     return b + math.sqrt(max(b * b - w * w * seglen * seglen + r * r, 0.0))
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _capsule_face(seg, seglen, r, h, k, sigma, rot_b, pos_b, margin, eps, out):
     """Capsule on the box face sigma * e_k: the part of the segment over the face (side planes widened by
     eps); both its ends when the capsule lies (nearly) parallel to the face, else the deeper end.
@@ -491,7 +491,7 @@ def _capsule_face(seg, seglen, r, h, k, sigma, rot_b, pos_b, margin, eps, out):
     return n
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _capsule_edge(seg, h, k, n0, n1, n2, sep, rot_b, pos_b, out):
     """One point: where the box edge along e_k farthest along n comes closest to the segment."""
     # a point of that edge's line: coordinate k 0 (n_k is 0), the others at the corner farthest along n
@@ -518,7 +518,7 @@ def _capsule_edge(seg, h, k, n0, n1, n2, sep, rot_b, pos_b, out):
     return 1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _capsule_sat(seg, seglen, r, h, size, margin, eps, rot_b, pos_b, out):
     """Segment touching or cutting the box: the axis of least penetration among the box's face normals and
     the box-axis x segment directions."""
@@ -566,7 +566,7 @@ def _capsule_sat(seg, seglen, r, h, size, margin, eps, rot_b, pos_b, out):
     return _capsule_face(seg, seglen, r, h, fk, fsig, rot_b, pos_b, margin, eps, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def capsule_box(rot_a, pos_a, radius_a, half_height_a, rot_b, pos_b, half_b, margin, scratch, out):
     """Capsule A on box B, in B's frame. Apart: the closest points (two points when the capsule lies along the
     face it is over); touching or cutting the box: SAT."""

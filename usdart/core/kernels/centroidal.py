@@ -15,7 +15,7 @@ from .kinematics import root_spatial
 from .spatial import inertia_times_motion
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def about_com(comp_mass, comp_moment, l0, F):
     """The spatial momentum F (at the origin) as [P; L_G], G the tree's COM."""
     mass, h = comp_mass[l0], comp_moment[l0]
@@ -30,13 +30,13 @@ def about_com(comp_mass, comp_moment, l0, F):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def set_column(A, col, values):
     for a in range(6):
         A[a, col] = values[a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def centroidal_matrix(dof, l0, d0, d1, v0, c, motion, comp_mass, comp_moment, comp_inertia, scratch, A):
     """A (6 x (6 + n)) of a floating tree; needs world_frames and composite_inertias."""
     F, g, s = scratch[0], scratch[1], scratch[2]

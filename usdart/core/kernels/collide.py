@@ -75,14 +75,14 @@ TIE = 1e-9  # m: manifold points this close in depth count as equally deep (keep
 PARALLEL = 1e-6  # squared sine below which two capsule axes count as parallel (two contact points)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def write_point(out, k, px, py, pz, nx, ny, nz, sep):
     out[k, 0], out[k, 1], out[k, 2] = px, py, pz
     out[k, 3], out[k, 4], out[k, 5] = nx, ny, nz
     out[k, 6] = sep
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k):
     """Sphere A at a against sphere B at b: one point (at out row k) when closer than margin; returns the
     number written. Concentric spheres push apart along +z."""
@@ -99,14 +99,14 @@ def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k):
     return 1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def segment_param(px, py, pz, cx, cy, cz, ux, uy, uz, half):
     """Parameter in [-half, half] of the point of the segment c + s u closest to p."""
     s = (px - cx) * ux + (py - cy) * uy + (pz - cz) * uz
     return min(max(s, -half), half)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def sphere_capsule(pa, ra, rot_b, pb, rb, hb, margin, out):
     """Sphere A against capsule B: the sphere against B's nearest segment point."""
     ux, uy, uz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
@@ -116,7 +116,7 @@ def sphere_capsule(pa, ra, rot_b, pb, rb, hb, margin, out):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
     """Capsule A against capsule B: the closest points of the two segments (one point), or, for parallel
     axes whose segments overlap along them, the two ends of the overlap (a capsule lying on another)."""
@@ -150,12 +150,12 @@ def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
     return sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, np.int64(0))
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def plane_distance(rot_b, pb, x, y, z):
     return rot_b[0, 0] * (x - pb[0]) + rot_b[1, 0] * (y - pb[1]) + rot_b[2, 0] * (z - pb[2])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def point_plane(x, y, z, radius, rot_b, pb, margin, out, k):
     """A sphere of `radius` at (x, y, z) against plane B (normal: B's local x): one point when within margin."""
     nx, ny, nz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
@@ -166,7 +166,7 @@ def point_plane(x, y, z, radius, rot_b, pb, margin, out, k):
     return 1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def capsule_plane(rot_a, pa, ra, ha, rot_b, pb, margin, out):
     """Capsule A against plane B: each end sphere of the segment (up to two points)."""
     n = np.int64(0)
@@ -176,7 +176,7 @@ def capsule_plane(rot_a, pa, ra, ha, rot_b, pb, margin, out):
     return n
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def box_plane(rot_a, pa, half, rot_b, pb, margin, candidates, out):
     """Box A against plane B: its corners within margin, reduced to at most four (keep_four)."""
     n = np.int64(0)
@@ -191,7 +191,7 @@ def box_plane(rot_a, pa, half, rot_b, pb, margin, candidates, out):
     return keep_four(candidates, n, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def convex_plane(rot_a, pa, hull, rot_b, pb, margin, candidates, out):
     """Convex hull A (its vertices in its frame) against plane B: its vertices within margin (the deepest
     candidates.shape[0] when more), reduced to at most four (keep_four)."""
@@ -213,7 +213,7 @@ def convex_plane(rot_a, pa, hull, rot_b, pb, margin, candidates, out):
     return keep_four(candidates, n, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _farthest(points, n, origin, deepest):
     """The point farthest from point `origin` among those no shallower than `deepest`."""
     best, far = origin, -1.0
@@ -228,7 +228,7 @@ def _farthest(points, n, origin, deepest):
     return best
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def keep_four(points, n, out):
     """At most four of n manifold points (rows as out's) into out: all when n <= 4, else the deepest, the one
     farthest from it, and on each side of the line through those two the one spanning the largest triangle
@@ -267,7 +267,7 @@ def keep_four(points, n, out):
     return m
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def manifold(
     type_a, type_b, par_a, par_b, rot_a, pa, hull_a, fa0, fa1, rot_b, pb, hull_b, fb0, fb1, face_start, face_vertex,
     margin, scratch, epa_point, epa_weight, epa_face, epa_plane, epa_edge, polygon, candidates, out,
@@ -295,7 +295,7 @@ def manifold(
     return keep_four(candidates, near_deepest(candidates, n, band), out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def near_deepest(points, n, band):
     """Keeps (compacted, in order) the points within band of the deepest one's separation; returns their
     count. A face far larger than the contact offsets (a ground box's automatic offset is 0.02 of its size)
@@ -315,7 +315,7 @@ def near_deepest(points, n, band):
     return m
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def simple_manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, scratch, candidates, out):
     """Pairs of spheres, capsules, boxes and planes (type_a <= type_b): their dedicated routines."""
     ra, rb = par_a[SP_SIZE0], par_b[SP_SIZE0]
@@ -339,7 +339,7 @@ def simple_manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, 
     return box_box(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, half_b, margin, scratch, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def shape_poses(shape, shape_rot, shape_pos, link_rot, link_pos, rot, pos):
     """World pose of every shape: its link's pose times its pose in the link (static shapes: as stored)."""
     for s in range(shape.shape[0]):
@@ -359,7 +359,7 @@ def shape_poses(shape, shape_rot, shape_pos, link_rot, link_pos, rot, pos):
                 )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def shape_bounds(shape, shape_par, rot, pos, bounds):
     """Axis-aligned bounds of every shape grown by its contact offset: [min xyz, max xyz] (planes: none)."""
     for s in range(shape.shape[0]):
@@ -389,7 +389,7 @@ def shape_bounds(shape, shape_par, rot, pos, bounds):
                 bounds[s, 3 + a] = min(bounds[s, 3 + a], mid + reach)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def sort_by_low_x(order, count, bounds):
     """Insertion sort of order[:count] by the bounds' low x (near linear: last step's order is kept)."""
     for i in range(1, count):
@@ -402,7 +402,7 @@ def sort_by_low_x(order, count, bounds):
         order[j + 1] = s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def excluded_pair(excluded, key):
     lo, hi = 0, excluded.shape[0]
     while lo < hi:
@@ -414,7 +414,7 @@ def excluded_pair(excluded, key):
     return lo < excluded.shape[0] and excluded[lo] == key
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
     """PhysX's filters for shapes a and b (see the module docstring); pairs with no awake moving side are
     left out too (a sleeping tree is woken through a pair with an awake one), and trees whose contacts are
@@ -442,7 +442,7 @@ def may_touch(shape, link, group_filter, excluded, tree_settings, asleep, a, b):
     return not excluded_pair(excluded, min(a, b) * n + max(a, b))
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def count_pair(shape, interactions, a, b):
     """A pair the broad phase found and the filters kept is one interaction of each moving link it touches
     (PhysX's counted interactions, whose number raises a body's sleep threshold: usdart.core.kernels.sleep)."""
@@ -451,7 +451,7 @@ def count_pair(shape, interactions, a, b):
             interactions[shape[s, S_LINK]] += 1.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def add_pair(sh, rot, pos, a, b, contact, contact_pair, count, room):
     """Manifold of shapes a and b appended to the world's contacts (sides ordered by type, then index);
     points beyond the contact arrays' room are counted as dropped. sh: the model's Shapes; room: the
@@ -480,7 +480,7 @@ def add_pair(sh, rot, pos, a, b, contact, contact_pair, count, room):
     count[CC_POINTS] = k
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def find_contacts(
     sh,
     link,

@@ -117,7 +117,7 @@ EXT_FRICTION_SOFTNESS = 0.8  # PhysX's friction bias on articulation links ignor
 SAME_NORMAL = 0.999  # a kept patch's normal may have turned this little (PhysX's PXC_SAME_NORMAL, 2.6 degrees)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def combine(mode, a, b):
     """PhysX's combine of two material values by the pair's mode (the larger of the two shapes' modes)."""
     if mode == COMBINE_AVERAGE:
@@ -129,7 +129,7 @@ def combine(mode, a, b):
     return a * b
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def side_jacobian(tree, links, dofs, shape, s, rot, pos, x, y, z, pj, row, c):
     """pj[row:row+6] = the point Jacobian of world point (x, y, z) on shape s's link, when that link moves."""
     t = shape[s, S_TREE]
@@ -145,7 +145,7 @@ def side_jacobian(tree, links, dofs, shape, s, rot, pos, x, y, z, pj, row, c):
     )  # fmt: skip
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_row(trees, shape, a, b, kind, k, p0, p1, d0, d1, d2, pj, H, crow, cval, storage, count, r):
     """Row r along direction d (world) at contact point k: Jacobian blocks +d on side A, -d on side B (from
     pj rows 0-2 / 6-8), the responses M^-1 J^T, and r = J M^-1 J^T; False when storage is full."""
@@ -183,7 +183,7 @@ def fill_row(trees, shape, a, b, kind, k, p0, p1, d0, d1, d2, pj, H, crow, cval,
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def row_rate(tree, crow, storage, r, vel):
     """J v of contact row r for the generalized vector vel (velocity or displacement)."""
     ta, tb, off = crow[r, CR_TREE0], crow[r, CR_TREE1], crow[r, CR_STORAGE]
@@ -195,7 +195,7 @@ def row_rate(tree, crow, storage, r, vel):
     return value
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def row_apply(tree, crow, storage, r, vel, impulse):
     ta, tb, off = crow[r, CR_TREE0], crow[r, CR_TREE1], crow[r, CR_STORAGE]
     nva = tree[ta, T_V1] - tree[ta, T_V0] if ta >= 0 else 0
@@ -206,7 +206,7 @@ def row_apply(tree, crow, storage, r, vel, impulse):
         apply(vel, tree[tb, T_V0], nvb, storage, off + 2 * nva + nvb, impulse)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def patch_slot(patch_key, key, step):
     """The slot of shape pair `key` in the world's patch table (open addressing): where it was kept, else
     the first slot not used last step or this one; -1 when the table is full. Returns (slot, whether the
@@ -256,7 +256,7 @@ def to_world(rot, pos, li, v, o, point):
     return x, y, z
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def choose_anchors(shape, settings, a, b, rest, order, k, end, contact, rot, pos, kept, entry, anchors):
     """The patch's friction anchors (PhysX's correlation): the pair's anchors of the last step (`kept`: its
     entry held them) where it did not slide, its normal turned less than PXC_SAME_NORMAL and no anchor's two
@@ -322,7 +322,7 @@ def _set_anchor(anchors, j, g):
         anchors[2 * j + 1, c] = g[CG_POINT + c]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def keep_patch(entry, shape, a, b, rot, pos, n0, n1, n2, anchors, count):
     """Store the patch's anchors (and normal) in its entry, in A's and B's link frames, for the next step."""
     la, lb = shape[a, S_LINK], shape[b, S_LINK]
@@ -340,7 +340,7 @@ def keep_patch(entry, shape, a, b, rot, pos, n0, n1, n2, anchors, count):
         to_local(rot, pos, lb, anchors[2 * j + 1, 0], anchors[2 * j + 1, 1], anchors[2 * j + 1, 2], entry, o + 3)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_contacts(
     trees,
     links,
@@ -516,7 +516,7 @@ def set_points(v, ax, ay, az, bx, by, bz):
     v[CV_POINT_B], v[CV_POINT_B + 1], v[CV_POINT_B + 2] = bx, by, bz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def contact_link_impulses(shape, contact_pair, crow, cval, r0, r1, link_vec, rot, pos, out):
     """out[link] += what contact rows r0..r1 applied to each side's link over the step: [impulse; angular
     impulse about the link's centre of mass (rot, pos: the step-start poses)], world. Side A takes +lambda d
@@ -538,7 +538,7 @@ def contact_link_impulses(shape, contact_pair, crow, cval, r0, r1, link_vec, rot
             add_impulse_at(out[link], v[o] - cx, v[o + 1] - cy, v[o + 2] - cz, fx, fy, fz)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def mark_broken(crow, cval, patch, r0, r1):
     """After a group's solve: a patch whose anchor slid in the last pass is broken (its anchors are not kept
     for the next step)."""
@@ -592,7 +592,7 @@ def _distance2(p, q):
     return (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _relative_linear_velocity(tree, shape, a, b, vel):
     """v_A - v_B of the two sides' trees' root linear velocities (floating trees; else 0): PhysX's tangent
     choice reads the bodies' linear velocities, not the point's."""
@@ -607,7 +607,7 @@ def _relative_linear_velocity(tree, shape, a, b, vel):
     return u0, u1, u2
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def patch_normal_impulse(crow, cval, r):
     total = 0.0
     for p in range(crow[r, CR_PATCH0], crow[r, CR_PATCH1] + 1):
@@ -615,7 +615,7 @@ def patch_normal_impulse(crow, cval, r):
     return max(total, cval[r, CV_MIN_NORMAL])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_iteration, friction, elapsed, gvel, moved):
     """One Gauss-Seidel pass over the contact rows r0..r1-1 whose partner is static or kinematic (`static`,
     PhysX's bodies outside the island) or not; returns the largest velocity change. `friction`: whether

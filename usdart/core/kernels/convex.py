@@ -46,7 +46,7 @@ DISC_COS, DISC_SIN = math.cos(2.0 * math.pi / DISC_POINTS), math.sin(2.0 * math.
 CAP_ALIGNMENT = 0.7  # |axis . d| above which a capsule's supporting feature is its end point, not its segment
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def core_radius(kind, par):
     """The radius around the shape's core (sphere: its centre; capsule: its segment; others: none)."""
     if kind == SHAPE_SPHERE or kind == SHAPE_CAPSULE:
@@ -54,7 +54,7 @@ def core_radius(kind, par):
     return 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _local(rot, dx, dy, dz):
     return (
         rot[0, 0] * dx + rot[1, 0] * dy + rot[2, 0] * dz,
@@ -63,19 +63,19 @@ def _local(rot, dx, dy, dz):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _world(rot, pos, x, y, z):
     wx, wy, wz = rotated(rot, x, y, z)
     return pos[0] + wx, pos[1] + wy, pos[2] + wz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _put(out, k, rot, pos, x, y, z):
     """out[k, :3] = the world point of local (x, y, z)."""
     out[k, 0], out[k, 1], out[k, 2] = _world(rot, pos, x, y, z)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _radial(ly, lz, radius):
     """The rim point's (y, z) toward (ly, lz) on a circle of `radius` about the local x axis (along the axis:
     any rim point supports; the one at +y)."""
@@ -85,7 +85,7 @@ def _radial(ly, lz, radius):
     return radius * ly / rr, radius * lz / rr
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def support(kind, par, rot, pos, hull, dx, dy, dz):
     """The core's farthest point along the world direction d (world x, y, z). Cylinders and cones have their
     axis along local x (a cone's apex at +x)."""
@@ -120,7 +120,7 @@ def support(kind, par, rot, pos, hull, dx, dy, dz):
 # ---- GJK: simplex rows of `pts` are [w = a - b, a, b]; lam their barycentric weights ----------------------
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _triangle(pts, i, j, k):
     """Weights of rows i, j, k for the triangle's point closest to the origin (Ericson's regions)."""
     ax, ay, az = pts[i, 0], pts[i, 1], pts[i, 2]
@@ -159,7 +159,7 @@ def _triangle(pts, i, j, k):
     return 1.0 - v - w, v, w
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _weighted_norm2(pts, lam, count):
     s = 0.0
     for a in range(3):
@@ -170,7 +170,7 @@ def _weighted_norm2(pts, lam, count):
     return s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _origin_beyond(pts, i, j, k, o):
     """True when the origin lies on the other side of face (i, j, k) from row o (or the face is flat)."""
     ux, uy, uz = pts[j, 0] - pts[i, 0], pts[j, 1] - pts[i, 1], pts[j, 2] - pts[i, 2]
@@ -181,7 +181,7 @@ def _origin_beyond(pts, i, j, k, o):
     return side_o * side_0 <= 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _reduce(pts, lam, count):
     """The simplex's sub-simplex nearest the origin: weights into lam, rows compacted; returns its size
     (4: the origin is inside the tetrahedron)."""
@@ -230,7 +230,7 @@ def _reduce(pts, lam, count):
     return n
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def gjk(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, lam, tol):
     """Closest points of the two cores: returns (simplex size, squared distance). Size 4 or a squared
     distance below tol^2: the cores overlap (pts holds the simplex for EPA); else the weights lam over
@@ -272,7 +272,7 @@ def gjk(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, l
 # ---- EPA: the overlapping cores' penetration -----------------------------------------------------------
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _add_support(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, k, dx, dy, dz):
     """Row k of pts = [a - b, a, b]: A's support along d, B's along -d."""
     pts[k, 3], pts[k, 4], pts[k, 5] = support(ka, par_a, rot_a, pos_a, hull_a, dx, dy, dz)
@@ -281,7 +281,7 @@ def _add_support(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_
         pts[k, a] = pts[k, 3 + a] - pts[k, 6 + a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _face(pts, face, plane, f, i, j, k):
     """Face f = (i, j, k), its unit normal and distance from the origin into plane (normal zero: flat)."""
     face[f, 0], face[f, 1], face[f, 2], face[f, 3] = i, j, k, 1
@@ -297,7 +297,7 @@ def _face(pts, face, plane, f, i, j, k):
     plane[f, 3] = (nx * pts[i, 0] + ny * pts[i, 1] + nz * pts[i, 2]) / norm
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _tetrahedron(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, count, tol):
     """Grow GJK's final simplex to a tetrahedron around the origin by supports in new directions; False
     when the Minkowski difference is flat."""
@@ -352,7 +352,7 @@ def _tetrahedron(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def epa(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, count, face, plane, edge, tol):
     """Penetration of overlapping cores, grown from GJK's simplex (pts[:count]; face, plane, edge: room for
     the polytope's faces, their planes and a round's removed edges): returns (depth, face), the Minkowski
@@ -426,7 +426,7 @@ def epa(ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, c
     return plane[best, 3], best
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _face_weights(pts, face, f, px, py, pz):
     """Barycentric weights of point p in triangle face f."""
     i, j, k = face[f, 0], face[f, 1], face[f, 2]
@@ -449,7 +449,7 @@ def _face_weights(pts, face, f, px, py, pz):
 # ---- supporting features and clipping --------------------------------------------------------------------
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _disc(rot, pos, x, radius, ly, lz, outward, poly):
     """DISC_POINTS rim points of the cap at local x, the first at the exact support toward (ly, lz),
     counter-clockwise about the cap's outward normal (sign `outward` along local x)."""
@@ -461,7 +461,7 @@ def _disc(rot, pos, x, radius, ly, lz, outward, poly):
     return DISC_POINTS
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def feature(kind, par, rot, pos, hull, f0, f1, face_start, face_vertex, dx, dy, dz, poly):
     """The core's supporting feature along the world direction d into poly: returns its point count (1: a
     point, 2: an edge, 3+: a face, counter-clockwise about its outward normal)."""
@@ -543,7 +543,7 @@ def feature(kind, par, rot, pos, hull, f0, f1, face_start, face_vertex, dx, dy, 
     return m
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _newell(points, face_start, face_vertex, f):
     """Normal (not unit) of hull face f by Newell's formula: along the outward normal when the face is
     counter-clockwise about it."""
@@ -557,7 +557,7 @@ def _newell(points, face_start, face_vertex, f):
     return nx, ny, nz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _polygon_normal(poly, m):
     """Unit normal of the polygon poly[:m] by Newell's formula (counter-clockwise about it)."""
     nx = ny = nz = 0.0
@@ -572,7 +572,7 @@ def _polygon_normal(poly, m):
     return nx / norm, ny / norm, nz / norm
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _shift(poly, m, s, nx, ny, nz):
     for i in range(m):
         poly[i, 0] += s * nx
@@ -580,7 +580,7 @@ def _shift(poly, m, s, nx, ny, nz):
         poly[i, 2] += s * nz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _side(ref, i, k, rx, ry, rz, x, y, z):
     """Signed distance (scaled) of x inside the side plane of the reference polygon's edge i."""
     j = (i + 1) % k
@@ -589,7 +589,7 @@ def _side(ref, i, k, rx, ry, rz, x, y, z):
     return sx * (x - ref[i, 0]) + sy * (y - ref[i, 1]) + sz * (z - ref[i, 2])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _clip(ref, k, rx, ry, rz, inc, m, work, spare):
     """The incident feature inc[:m] (an edge or a polygon) clipped to the prism over the reference polygon
     ref[:k] (normal r); the result is left in `work` (returned count). `spare`: room of work's size."""
@@ -646,7 +646,7 @@ def _clip(ref, k, rx, ry, rz, inc, m, work, spare):
     return m
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _candidate(out, k, qx, qy, qz, nx, ny, nz, sep):
     out[k, 0], out[k, 1], out[k, 2] = qx, qy, qz
     out[k, 3], out[k, 4], out[k, 5] = nx, ny, nz
@@ -654,7 +654,7 @@ def _candidate(out, k, qx, qy, qz, nx, ny, nz, sep):
     return k + 1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _closest_cores(
     ka, par_a, rot_a, pos_a, hull_a, kb, par_b, rot_b, pos_b, hull_b, pts, lam, face, plane, edge, tol, witness
 ):
@@ -688,7 +688,7 @@ def _closest_cores(
     return -nx, -ny, -nz, -depth
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def convex_pair(
     ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, kb, par_b, rot_b, pos_b, hull_b, fb0, fb1, face_start, face_vertex,
     margin, pts, lam, face, plane, edge, poly, candidates,
@@ -750,7 +750,7 @@ def convex_pair(
     return _candidate(candidates, found, qx, qy, qz, nx, ny, nz, sep)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def round_plane(kind, par, rot, pos, hull, face_start, face_vertex, rot_p, pos_p, margin, poly, candidates):
     """A cylinder or cone against a plane (its normal the plane's local x): the points of its supporting
     feature toward the plane within margin (the feature holds the exact deepest point), each on the plane."""
@@ -766,7 +766,7 @@ def round_plane(kind, par, rot, pos, hull, face_start, face_vertex, rot_p, pos_p
     return found
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _keep_deeper(candidates, found, x, y, z, nx, ny, nz, sep):
     """Adds a candidate; when the room is full, it takes the shallowest one's place if it is deeper."""
     if found < candidates.shape[0]:
@@ -780,13 +780,13 @@ def _keep_deeper(candidates, found, x, y, z, nx, ny, nz, sep):
     return found
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _lowest_x(vertices, face_start, face_vertex, t):
     e = face_start[t]
     return min(vertices[face_vertex[e], 0], vertices[face_vertex[e + 1], 0], vertices[face_vertex[e + 2], 0])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def mesh_pair(
     ka, par_a, rot_a, pos_a, hull_a, fa0, fa1, rot_m, pos_m, vertices, t0, t1, width, face_start, face_vertex, margin,
     poly, candidates,

@@ -62,13 +62,13 @@ from .spatial import rotated
 from .tree_factor import solve
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def clear(buffer, off, n):
     for a in range(n):
         buffer[off + a] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv):
     """resp (holding W) <- M'^-1 W; rv's response r = J M'^-1 W^T; impulses start at zero."""
     solve(v_parent, v_h, v0, v1, H, resp, off)
@@ -79,7 +79,7 @@ def finish_response(v_parent, v_h, v0, v1, H, jac, joff, resp, off, rv):
 
 
 # ---- fixed tendons --------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_fixed_tendon(dof, tendon_start, tendon_dof, tendon_axis, t, v0, nv, q, jac, joff, resp, off):
     """Length L = offset + sum g_i q_i (returned without the offset); J = g, W = force coefficients."""
     clear(jac, joff, nv)
@@ -93,7 +93,7 @@ def fill_fixed_tendon(dof, tendon_start, tendon_dof, tendon_axis, t, v0, nv, q, 
     return length
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def tendon_coefficients(params, length, h, rv):
     """Implicit spring of a tendon row (reference §7), h its time step (PGS: dt; TGS: the substep): length,
     velocity gain, spring and limit gains."""
@@ -110,7 +110,7 @@ def tendon_coefficients(params, length, h, rv):
 
 
 # ---- spatial tendons ------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_spatial_tendon(
     link,
     dof,
@@ -165,7 +165,7 @@ def fill_spatial_tendon(
 
 
 # ---- mimic joints ---------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_mimic(dof, mimic, mimic_par, i, v0, nv, q, jac, joff, resp, off):
     """q_f + G q_l + offset = 0: J = W = e_f + G e_l; returns the error."""
     clear(jac, joff, nv)
@@ -240,7 +240,7 @@ def solve_joint_axis(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b,
     return abs(impulse) * r
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def orthogonalize_joint(row, row_value, first, last, nv, nvb, jac, resp):
     """Make a joint's locked-axis rows first..last (filled) independent, as PhysX does for a joint's equality
     rows: Gram-Schmidt in the inner product <a, b> = J_a M'^-1 J_b^T, each row minus its components along
@@ -251,7 +251,7 @@ def orthogonalize_joint(row, row_value, first, last, nv, nvb, jac, resp):
         orthogonalize_row(row, row_value, k, first, k - 1, nv, nvb, jac, resp)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def orthogonalize_row(row, row_value, k, first, last, nv, nvb, jac, resp):
     """Row k minus its components along rows first..last (already independent; orthogonalize_joint), its
     Jacobian, responses, error and link-force axes alike, and its response recomputed. PhysX makes a joint's
@@ -285,7 +285,7 @@ def orthogonalize_row(row, row_value, k, first, last, nv, nvb, jac, resp):
     rk[RV_RESPONSE] = response
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def joint_frame_world(F, link, rot, pos, out):
     """out[:3, :] = world pose of a joint frame F (4x4, in its link's frame; the world frame when link < 0)."""
     for a in range(3):
@@ -299,7 +299,7 @@ def joint_frame_world(F, link, rot, pos, out):
                 out[a, b] = acc
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def relative_quaternion(A, B, out):
     """out[:4] = [w, x, y, z], the unit quaternion of A^T B (rotation blocks of two frames; B's turn seen in
     A's axes), w >= 0."""
@@ -345,7 +345,7 @@ def joint_jacobian(angular, n0, n1, n2, pj, sides, nv0, nv1, jac, joff, rv):
     rv[RV_ANCHOR_CURVE] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def ellipse_point(y, z, ry, rz):
     """PhysX's PxEllipseClamp: the point of the ellipse (y / ry)^2 + (z / rz)^2 = 1 nearest (y, z), by the
     Lagrange multiplier's Newton iteration (a point inside returns where the first guess leaves it, as
@@ -382,7 +382,7 @@ def swing_of(rel):
     return w * tw + x * tx, tw * y - z * tx, tw * z + y * tx
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def cone_limit(rel, y_max, z_max):
     """A spherical joint's swing cone as PhysX's D6 limits it (Cm::ConeLimitHelperTanLess::getLimit): the
     swing of the relative rotation rel (A^T B, w >= 0; its twist about x split off, PxSeparateSwingTwist), its
@@ -412,7 +412,7 @@ def cone_limit(rel, y_max, z_max):
     return ax, ay, az, cx * twist_axis_x + cy * twist_axis_y + cz * twist_axis_z
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_joint_limit(code, frames, rel, pj, sides, nv0, nv1, jac, joff, limits, rv):
     """One side of a limited free axis (code: the axis, [x, y, z, rotX, rotY, rotZ] of the joint frame, + 6
     for the upper side; LIMIT_SWING + that for a D6's swing; LIMIT_CONE a spherical joint's cone), as PhysX's
@@ -476,7 +476,7 @@ def solve_joint_limit(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b
     return abs(impulse) * r
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_joint_drive(code, frames, rel, pj, sides, nv0, nv1, jac, joff, drives, rv):
     """A driven free axis (code: [x, y, z, rotX, rotY, rotZ] of the joint frame, or DRIVE_SWING + rotY / rotZ;
     drives: the joint's JD_* rows) as PhysX's D6 joint drives it, along A's axis: a linear axis by B's origin
@@ -570,7 +570,7 @@ def implicit_spring(
     return abs(impulse) * r
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_joint_distance(code, frames, pj, sides, nv0, nv1, jac, joff, par, rv):
     """A distance joint's row (code: LIMIT_DISTANCE + 6 side) as PhysX's distance joint makes it: along the
     line from A's origin to B's (-x where they meet), error the distance d less the minimum, plus PhysX's
@@ -618,7 +618,7 @@ def solve_joint_distance(
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_joint_axis(axis, frames, rel, pj, sides, nv0, nv1, jac, joff, rv):
     """One locked axis of a joint whose frames (world; A on body0's side, B on body1's), relative quaternion
     `rel` ([w, x, y, z] of A^T B) and point Jacobians (pj rows 0-5: A's side at A's origin, 6-11: B's side at

@@ -14,7 +14,7 @@ from .kinematics import root_generalized_force, root_spatial
 from .spatial import inertia_times_motion
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def composite_inertias(link, l0, l1, body_mass, body_moment, body_inertia, comp_mass, comp_moment, comp_inertia):
     """Inertia of each link with its subtree (world axes, origin): sums, since all share one frame."""
     for i in range(l0, l1):
@@ -32,7 +32,7 @@ def composite_inertias(link, l0, l1, body_mass, body_moment, body_inertia, comp_
                 comp_inertia[p, a, b] += comp_inertia[i, a, b]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def mass_matrix(
     link, dof, v_parent, v_h, v_dof, l0, l1, v0, floating, c, motion, comp_mass, comp_moment, comp_inertia, scratch, H
 ):

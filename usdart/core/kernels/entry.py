@@ -71,14 +71,14 @@ def _pose_arrays(bm, st, ws, w):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _set_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed):
     """One world's link poses from its state, remembering the positions they came from."""
     world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos)
     remember_posed(q, joint_quat, root_pos, root_quat, posed)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed):
     """_set_poses only when the state was written from Python since the poses were computed."""
     if not posed_state(q, joint_quat, root_pos, root_quat, posed):
@@ -163,7 +163,7 @@ def load_tree_state(b, q, qd, pose, root_linear, root_angular, velocities, root_
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _frames(m, st, ws, w, t):
     """Poses, motion columns and world inertias of tree t; the root COM (floating) into ws.vec[w, 4]."""
     tr, lk = m.trees.tree, m.links
@@ -190,7 +190,7 @@ def _frames(m, st, ws, w, t):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out):
     tr, lk = m.trees.tree, m.links
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
@@ -238,7 +238,7 @@ def inverse_dynamics(b, t, w, qdd, root_acc, acc_scale, wrench, gravity, vel_sca
     _rnea(m, st, ws, w, t, qdd, root_acc, acc_scale, wrench, gravity, vel_scale, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _mass_matrix(m, st, ws, w, t, with_armature, out):
     tr, lk, trees = m.trees.tree, m.links, m.trees
     l0, l1, v0, v1 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0], tr[t, T_V1]
@@ -287,7 +287,7 @@ def mass_matrix(b, t, w, with_armature, out):
     _mass_matrix(m, st, ws, w, t, with_armature, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _forward_dynamics(m, st, ws, w, t, tau, wrench, gravity, out):
     tr, lk, dofs = m.trees.tree, m.links, m.dofs
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
@@ -346,7 +346,7 @@ def jacobians(b, t, w, at_com, out):
     _jacobians(m, st, ws, w, t, at_com, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _jacobians(m, st, ws, w, t, at_com, out):
     tr, lk = m.trees.tree, m.links
     _frames(m, st, ws, w, t)
@@ -378,7 +378,7 @@ def centroidal(b, t, w, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out
     _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _centroidal(m, st, ws, w, t, qdd_zero, root_zero, wrench_zero, gravity_zero, rnea_out, A, bias):
     tr, lk = m.trees.tree, m.links
     l0, l1, v0 = tr[t, T_LINK0], tr[t, T_LINK1], tr[t, T_V0]
@@ -423,7 +423,7 @@ def link_motion(b, t, w, rnea_out, velocity_out, acceleration_out):
     _link_motion(world_model(bm, w), st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _link_motion(m, st, ctl, ws, t, w, rnea_out, velocity_out, acceleration_out):
     tr, lk = m.trees.tree, m.links
     l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
@@ -444,7 +444,7 @@ def joint_solver_forces(b, t, w, dt, out):
     _joint_solver_forces(bm.trees.tree, bm.couplings.row, bm.dofs.dof, ws.row_value[w], ws.jac[w], t, dt, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _joint_solver_forces(tree, row, dof, row_value, jac, t, dt, out):
     d0, d1, v0 = tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
     out[:] = 0.0

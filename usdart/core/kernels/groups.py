@@ -19,7 +19,7 @@ from .rows import LIMIT_ERP
 from .solver import PGS_JOINT_ERP, sweep, tgs_sweep
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _root(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -27,7 +27,7 @@ def _root(parent, i):
     return i
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def solver_groups(tree, shape, contact_pair, count, only_island, parent, nxt, start, order, scratch):
     """Group the islands of one world by this step's contacts (see the module docstring). With only_island
     >= 0 (stepping one articulation) nothing joins and contacts with trees of other islands are left out.
@@ -79,7 +79,7 @@ def solver_groups(tree, shape, contact_pair, count, only_island, parent, nxt, st
     start[0] = 0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def counting_sort(contact_pair, side, source, out, tally, n):
     """out[:n] = source[:n] stably sorted by contact_pair[k, side] (a shape index below len(tally) - 1)."""
     for s in range(tally.shape[0]):
@@ -94,7 +94,7 @@ def counting_sort(contact_pair, side, source, out, tally, n):
         tally[contact_pair[k, side]] += 1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def _contact_island(tree, shape, contact_pair, k, only_island):
     """The island of contact point k's moving side (A's when both move); -1 when it is left out."""
     ta, tb = shape[contact_pair[k, 0], S_TREE], shape[contact_pair[k, 1], S_TREE]
@@ -106,7 +106,7 @@ def _contact_island(tree, shape, contact_pair, k, only_island):
     return island
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def group_pass(
     trees,
     dofs,

@@ -24,7 +24,7 @@ from ..layout import (
 TWO_PI, FOUR_PI = 2.0 * math.pi, 4.0 * math.pi
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def quat_exp(rx, ry, rz):
     """The unit quaternion of rotation vector r."""
     angle = math.sqrt(rx * rx + ry * ry + rz * rz)
@@ -35,7 +35,7 @@ def quat_exp(rx, ry, rz):
     return ew, s * rx, s * ry, s * rz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def set_product(q, aw, ax, ay, az, bw, bx, by, bz):
     """q <- a * b, renormalised."""
     nw = aw * bw - ax * bx - ay * by - az * bz
@@ -46,7 +46,7 @@ def set_product(q, aw, ax, ay, az, bw, bx, by, bz):
     q[0], q[1], q[2], q[3] = nw / norm, nx / norm, ny / norm, nz / norm
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def rotate_by_quat(qw, qx, qy, qz, c):
     """R(q) c for a quaternion q of any norm."""
     s = 2.0 / (qw * qw + qx * qx + qy * qy + qz * qz)
@@ -56,7 +56,7 @@ def rotate_by_quat(qw, qx, qy, qz, c):
     return r0, r1, r2
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def integrate_positions(
     link, dof, dof_par, link_vec, l0, l1, v0, floating, dt, vel, q, joint_quat, root_pos, root_quat
 ):

@@ -7,7 +7,7 @@ from numba import njit
 from ..layout import COM, D_V, DP_MOTION, L_DOF0, L_DOF1, L_PARENT
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def point_jacobian(link, dof, dof_par, l0, v0, nv, floating, c, rot, pos, i, x0, x1, x2, out, row):
     """out[row:row+6, :nv] = Jacobian of the world point x moving with link i: [v(x); omega], world axes.
 
@@ -55,7 +55,7 @@ def point_jacobian(link, dof, dof_par, l0, v0, nv, floating, c, rot, pos, i, x0,
         j = link[j, L_PARENT]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def link_jacobians(link, dof, dof_par, link_vec, l0, l1, v0, nv, floating, c, rot, pos, at_com, out):
     """out[6*b : 6*b+6, :] for link rows b (links l0+1.. on a fixed base, l0.. on a floating one), at each
     link's COM (at_com, PhysX's dense Jacobian) or frame origin."""

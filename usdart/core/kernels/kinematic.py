@@ -21,7 +21,7 @@ from ..layout import COM
 from .integrate import rotate_by_quat
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def target_velocity(link_vec, l0, v0, dt, root_pos, root_quat, target, gvel):
     """gvel[v0:v0+6] = [v_com; omega] that carries link l0 (pose root_pos, root_quat wxyz) to target [x, y, z,
     qw, qx, qy, qz] in dt (the COM placed as integrate.integrate_positions places it)."""
@@ -45,7 +45,7 @@ def target_velocity(link_vec, l0, v0, dt, root_pos, root_quat, target, gvel):
     gvel[v0 + 3], gvel[v0 + 4], gvel[v0 + 5] = scale * dx, scale * dy, scale * dz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def infinite_mass(v_parent, v_h, v0, v1, H):
     """Overwrite a tree's factor in H with that of an infinite mass: D infinite, L zero, so tree_factor.solve
     returns zero (no response, no velocity change) for any right-hand side."""
@@ -59,7 +59,7 @@ def infinite_mass(v_parent, v_h, v0, v1, H):
             j = v_parent[j]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def at_target(target, root_pos, root_quat, root_vel):
     """True when the body is at its target (then at rest: its velocity is zeroed, as PhysX reports a kinematic
     body given no new target)."""
@@ -74,7 +74,7 @@ def at_target(target, root_pos, root_quat, root_vel):
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def reach_target(target, root_pos, root_quat):
     """The pose after the step is the target itself, bit for bit (the integrated one differs by rounding), so
     the next step finds the body at rest there (targets are stored unit: usdart.scene)."""

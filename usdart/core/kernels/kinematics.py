@@ -75,7 +75,7 @@ def joint_transform(link, link_rot, link_vec, i, q, joint_quat, E):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def tree_poses(link, link_rot, link_vec, l0, l1, q, joint_quat, root_pos, root_quat, rot, pos):
     """World rotation and origin of links l0..l1-1 from joint positions (spherical joints: quaternions)
     and the root pose (3,), (4,)."""
@@ -101,7 +101,7 @@ def compose_rotation(A, B):
             B[a, b] = A[a, 0] * t0 + A[a, 1] * t1 + A[a, 2] * t2
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def link_pose(link, link_rot, link_vec, l0, i, q, joint_quat, root_pos, root_quat, T, E):
     """T[:3, :3], T[:3, 3] = world rotation and origin of link i alone from the state (its chain walked up to
     the root l0), for poses between full passes (TGS substeps); E is 3x3 scratch."""
@@ -124,7 +124,7 @@ def link_pose(link, link_rot, link_vec, l0, i, q, joint_quat, root_pos, root_qua
     compose_rotation(E, T)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def world_frames(
     link, link_rot, link_vec, link_par, dof_par, l0, l1, rot, pos, motion, body_mass, body_moment, body_inertia
 ):
@@ -169,13 +169,13 @@ def com_position(link_vec, rot, pos, i):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def root_com(link_vec, rot, pos, l0, out):
     """World position of a tree's root COM (its link l0)."""
     out[0], out[1], out[2] = com_position(link_vec, rot, pos, l0)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def posed_frames(
     link,
     link_rot,
@@ -207,7 +207,7 @@ def posed_frames(
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def root_spatial(c, nu, out):
     """out = [omega; v_com - omega x c] for a root generalized vector nu = [v_com; omega], c its COM."""
     out[0], out[1], out[2] = nu[3], nu[4], nu[5]
@@ -216,7 +216,7 @@ def root_spatial(c, nu, out):
     out[5] = nu[2] - (nu[3] * c[1] - nu[4] * c[0])
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def root_generalized_force(c, f):
     """[f; n - c x f] of a spatial force [n; f] at the origin: force and torque about the root COM c."""
     return (
@@ -229,7 +229,7 @@ def root_generalized_force(c, f):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def root_spatial_acceleration(c, nu, nudot, out):
     """Spatial acceleration of the root for nudot = [COM acceleration; angular acceleration]:
     d/dt [omega; v_com - omega x c] = [omega_dot; v_com_dot - omega_dot x c - omega x v_com]."""
@@ -239,7 +239,7 @@ def root_spatial_acceleration(c, nu, nudot, out):
     out[5] -= nu[3] * nu[1] - nu[4] * nu[0]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def root_generalized_acceleration(c, nu, a, out, offset):
     """Inverse of root_spatial_acceleration: v_com_dot = a_lin + omega_dot x c + omega x v_com."""
     out[offset + 0] = a[3] + (a[1] * c[2] - a[2] * c[1]) + (nu[4] * nu[2] - nu[5] * nu[1])
@@ -248,7 +248,7 @@ def root_generalized_acceleration(c, nu, a, out, offset):
     out[offset + 3], out[offset + 4], out[offset + 5] = a[0], a[1], a[2]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def link_velocities(link, l0, l1, floating, c, root_vel, qd, scale, motion, vel):
     """World spatial velocity of links l0..l1-1 (`scale` 0 evaluates everything at rest); c: root COM."""
     v0 = vel[l0]
@@ -270,7 +270,7 @@ def link_velocities(link, l0, l1, floating, c, root_vel, qd, scale, motion, vel)
                     vi[a] += motion[k, a] * s
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def com_velocities(link_vec, l0, l1, rot, pos, vel, out):
     """out[i] = [v_com; omega] of links l0..l1-1, world axes (PhysX link velocity), from spatial vel."""
     for i in range(l0, l1):
@@ -283,7 +283,7 @@ def com_velocities(link_vec, l0, l1, rot, pos, vel, out):
         out[i, 2] = v[5] + v[0] * x1 - v[1] * x0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def com_accelerations(link_vec, l0, l1, rot, pos, vel, acc, out):
     """out[i] = classical [COM acceleration; angular acceleration] (world) from spatial acc and vel.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def cholesky(A, n):
     """Overwrite the lower triangle of A[:n, :n] with its Cholesky factor L (A = L L^T)."""
     for j in range(n):
@@ -21,7 +21,7 @@ def cholesky(A, n):
             A[i, j] = s / d
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def cholesky_solve(L, n, b, x):
     """x = A^-1 b with L from `cholesky` (x may alias b)."""
     for i in range(n):

@@ -27,7 +27,7 @@ from ..layout import LP_GRAVITY, LP_MASS
 from .kinematics import com_position, link_velocities, root_com, world_frames
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def centroidal_momentum(l0, l1, body_mass, body_moment, body_inertia, vel, out, com):
     """out = [linear momentum; angular momentum about the COM] of links l0..l1-1, com = their COM; returns
     the total mass. body_*: link inertias about the world origin (world_frames), vel: spatial velocities."""
@@ -58,7 +58,7 @@ def centroidal_momentum(l0, l1, body_mass, body_moment, body_inertia, vel, out, 
     return mass
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def aim_momentum(
     link_vec,
     link_par,
@@ -106,7 +106,7 @@ def aim_momentum(
     com[2] += dt * (target[2] - lag * e2) / mass
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def keep_momentum(
     link,
     link_rot,

@@ -14,7 +14,7 @@ from .kinematics import com_position, root_generalized_force, root_spatial_accel
 from .spatial import force_cross_add, inertia_times_motion, motion_cross_add
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def subtract_world_wrench(link_vec, rot, pos, i, wrench, dst):
     """dst -= a [force; torque] applied at link i's COM (world axes), as a spatial force at the origin."""
     x0, x1, x2 = com_position(link_vec, rot, pos, i)
@@ -27,7 +27,7 @@ def subtract_world_wrench(link_vec, rot, pos, i, wrench, dst):
     dst[5] -= fz
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def rnea(
     link,
     dof,

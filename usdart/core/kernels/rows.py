@@ -65,7 +65,7 @@ def rate(gvel, v0, nv, jac, off):
 
 
 # ---- drive ----------------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_drive(dof_par, k, mode, dt, h, solver, q, target_position, target_velocity, limits_are_forces, rv):
     """Implicit PD drive (reference §3.3), h the drive's time step (PGS: dt; TGS: the substep dt / N):
     lambda_new = C2 lambda + C0 qd + C1 + gain_x dq + gain_t t, clamped to +-C3 (or the envelope), with
@@ -95,7 +95,7 @@ def fill_drive(dof_par, k, mode, dt, h, solver, q, target_position, target_veloc
     rv[RV_C3] = dof_par[k, DP_MAX_FORCE] * (dt if limits_are_forces != 0.0 else 1.0)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def envelope_interval(J, r, delta, M, gamma):
     """Feasible [lo, hi] of the total drive impulse J for |v| <= M - gamma |J| (reference §3.5)."""
     eps = 1e-12
@@ -123,7 +123,7 @@ def envelope_interval(J, r, delta, M, gamma):
     return max(b1, b2, J), 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def envelope_clamp(dof_par, k, joint_force, r, dt, lam, lam_unc, qd):
     """Two-stage clamp of the drive impulse by the performance envelope (seed 004)."""
     j_ext = joint_force * dt
@@ -203,7 +203,7 @@ def solve_friction(dof_par, k, dt, substep, rv, gvel, g, v0, nv, resp, off):
 
 
 # ---- limits ---------------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_limit(dof_par, k, q, rv):
     """Distances to the lower and upper limit at the step start."""
     rv[RV_LAMBDA], rv[RV_LAMBDA2] = 0.0, 0.0

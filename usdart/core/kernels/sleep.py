@@ -22,7 +22,7 @@ from ..layout import INERTIA_COM, LP_MASS, WAKE_TIME
 from .kinematics import com_velocities, link_velocities
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def pushed(l0, l1, link_wrench):
     """An applied link force or torque wakes a sleeping tree."""
     for i in range(l0, l1):
@@ -32,7 +32,7 @@ def pushed(l0, l1, link_wrench):
     return False
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def motion_velocities(link, link_vec, l0, l1, floating, c, root_vel, qd, rot, pos, motion, vel, out):
     """out[i] = [v_com; omega] (world) of links l0..l1-1 from a generalized velocity (root_vel, qd), with the
     motion columns and poses of the step start; vel: scratch."""
@@ -40,7 +40,7 @@ def motion_velocities(link, link_vec, l0, l1, floating, c, root_vel, qd, rot, po
     com_velocities(link_vec, l0, l1, rot, pos, vel, out)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def count_joints(joint_link, interactions):
     """interactions = the joints (outside the trees) attached to each link: PhysX counts a constraint as an
     interaction of each body it joins (Sc::BodySim::onConstraintAttach); the broad phase adds its pairs."""
@@ -51,7 +51,7 @@ def count_joints(joint_link, interactions):
                 interactions[joint_link[j, s]] += 1.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def falls_asleep(link_rot, link_par, l0, l1, dt, threshold, rot, moving, interactions, link_wake, sleep_filter):
     """Update the wake counters of links l0..l1-1 (see the module) from their motion velocities `moving`
     ([v_com; omega], world), their rotations `rot` at the step end and their counted interactions; True when
@@ -95,7 +95,7 @@ def falls_asleep(link_rot, link_par, l0, l1, dt, threshold, rot, moving, interac
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def wake_links(l0, l1, link_wake):
     for i in range(l0, l1):
         link_wake[i] = WAKE_TIME

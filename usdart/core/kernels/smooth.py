@@ -21,7 +21,7 @@ from .spatial import rotated, unrotated
 from .tree_factor import factor, solve
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def scale_joint_velocities(dof_par, d0, d1, qd):
     """PhysX's step-start clamp: when a DOF moves faster than its scaling cap (DP_SCALING_CAP), every joint
     velocity of the tree is scaled by the same factor, the smallest cap / |qd| (reference §2.2)."""
@@ -35,7 +35,7 @@ def scale_joint_velocities(dof_par, d0, d1, qd):
             qd[k] *= ratio
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def smooth_acceleration(
     link,
     dof,
@@ -111,7 +111,7 @@ def smooth_acceleration(
     solve(v_parent, v_h, v0, v1, H, gen, v0)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def unconstrained_velocity(
     link,
     dof,
@@ -231,7 +231,7 @@ def unconstrained_velocity(
         gvel[a] = gvel_start[a] + dt * gen[a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def external_velocity_change(
     link,
     dof,
@@ -314,7 +314,7 @@ def external_velocity_change(
         out[a] = dt * gen[a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def rigid_body_gyroscopic(inertia, R, dt, mode, start, gvel, a0):
     """A free rigid body's gyroscopic turn as PhysX's rigid bodies take it (DyRigidBodyToSolverBody.cpp,
     eENABLE_GYROSCOPIC_FORCES). gvel[a0:a0+3] holds the body's unconstrained angular velocity (world) with

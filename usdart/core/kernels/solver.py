@@ -110,7 +110,7 @@ CONVERGED = 1e-13  # a sweep that changes no velocity by more than this leaves t
 PGS_JOINT_ERP = 1.0  # PhysX's PGS corrects a joint row's whole position error in one step
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, frames, rel, pj, c):
     """World frames of joint j's two sides, their relative quaternion, and each moving side's point
     Jacobian at its frame origin (pj rows 0-5: body0 side, 6-11: body1 side, columns of that side's tree)."""
@@ -192,7 +192,7 @@ def max_joint_bias(tree, link, joint_link, j, axis, dt, solver):
     return (15.0 if rigid else 1.5) / dt
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def joint_substep(
     trees,
     links,
@@ -329,7 +329,7 @@ def joint_response(v_parent, v_h, tree, row, k, H, jac, resp):
     return response
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def rigid_linear_row(tree, v_parent, v_h, row, sides, first, last, k, lever, H, moved, along, row_value, resp, jac):
     """Linear row k of a joint between free rigid bodies (and the world), at a TGS pass: its Jacobian with
     the current lever arms (lever[0], lever[1]: body0's and body1's, world axes), minus its components along
@@ -375,7 +375,7 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, last, k, lever, H, 
     rv[RV_ANCHOR_CURVE] = error - rate(moved, v0, nv, jac, joff) - rate(moved, w0, nvb, jac, joff + nv)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, out, cfm_step, step):
     """out[i] = PhysX's constraint-force mixing of each link i of tree t at the step start (reference §2.4):
     its cfm scale times the largest diagonal entry of its linear response, J M'^-1 J^T for the link COM's
@@ -403,7 +403,7 @@ def link_cfm(trees, links, dofs, t, rot, pos, H, pj, c, out, cfm_step, step):
             out[i] = max(out[i], scale * response)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def fill_rows(
     trees,
     links,
@@ -578,7 +578,7 @@ def fill_rows(
                     orthogonalize_row(row, row_value, k, lo, hi, nv, nvb, jac, resp)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def joint_breaks(couplings, r0, r1, row_value, dt, broken):
     """broken[j] = True for each joint with rows among r0..r1 whose rows applied more than its break force or
     torque over the step, as PhysX breaks a joint after its solve: the length of the rows' summed impulse
@@ -610,7 +610,7 @@ def joint_breaks(couplings, r0, r1, row_value, dt, broken):
             broken[j] = True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def joint_link_impulses(couplings, r0, r1, row_value, link_vec, rot, out):
     """out[link] += what the joint rows among r0..r1 applied to their links over the step: [impulse; angular
     impulse about the link's centre of mass], world, each row's impulse along the linear and angular axes it
@@ -636,7 +636,7 @@ def joint_link_impulses(couplings, r0, r1, row_value, link_vec, rot, out):
                 o[3 + a] += scale * v[RV_TURN_AXIS + a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def sweep(
     trees,
     dofs,
@@ -747,13 +747,13 @@ def sweep(
     return largest
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def tgs_bias(position_iterations):
     """PhysX's TGS bias coefficient of an island: 2 / sqrt N, not capped at 1 (reference §4, §11)."""
     return 2.0 / math.sqrt(position_iterations)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def tgs_sweep(trees, dofs, couplings, isl, n, dt, span, it, joint_force, row_value, resp, jac, gvel, moved):
     """One TGS pass over island isl's rows in a solver group of n position iterations: iteration `it` of the
     step (a substep while it is below n, at it dt / n seconds; else a velocity iteration), h = dt / n, bias

@@ -89,7 +89,7 @@ CONTACT_SOFTNESS = 0.8  # PhysX's contact softness: PGS's, and TGS's cap (min(0.
 _FLOAT_MAX = 1.7976931348623157e308  # finite: |x| <= the largest double (inf and NaN fail)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos):
     """Link poses of every tree of one world from its state (after the state was written from outside)."""
     for t in range(tree.shape[0]):
@@ -108,7 +108,7 @@ def world_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_qu
         )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def posed_state(q, joint_quat, root_pos, root_quat, posed):
     """True when the state's positions (q, joint quaternions, root poses) are those the link poses were
     computed from (`remember_posed`), so a Python call that did not write the state skips the pose pass."""
@@ -131,7 +131,7 @@ def posed_state(q, joint_quat, root_pos, root_quat, posed):
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def remember_posed(q, joint_quat, root_pos, root_quat, posed):
     n = q.shape[0]
     for k in range(n):
@@ -147,7 +147,7 @@ def remember_posed(q, joint_quat, root_pos, root_quat, posed):
             posed[n + 7 * t + 3 + a] = root_quat[t, a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def wakes(tree, t, link_wrench, asleep, link_wake):
     """False when tree t sleeps and nothing wakes it. An applied link force wakes it, and keeps a tree
     that is about to sleep (every wake counter at 0, usdart.core.kernels.sleep) awake."""
@@ -163,7 +163,7 @@ def wakes(tree, t, link_wrench, asleep, link_wake):
     return True
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def end_velocities(dof, tree, t, dt, gvel, gvel_start, qd, qdd, root_vel, root_acc):
     """Final velocities and accelerations of tree t."""
     d0, d1, v0 = tree[t, T_DOF0], tree[t, T_DOF1], tree[t, T_V0]
@@ -176,7 +176,7 @@ def end_velocities(dof, tree, t, dt, gvel, gvel_start, qd, qdd, root_vel, root_a
         qd[k] = gvel[g]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def end_poses(
     link,
     link_rot,
@@ -228,7 +228,7 @@ def end_poses(
         root_acc[t, a] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def tree_in_bounds(tree, t, bound, q, qd, root_pos, root_quat, root_vel, pos):
     """The divergence guard on tree t's new state: every joint and root velocity finite and at most
     `bound` in magnitude (layout.DIVERGENCE_SPEED), joint positions, root pose and link positions finite.
@@ -938,7 +938,7 @@ def step_world(m, st, ctl, ws, w, dt, only_island):
 
 
 # ---- RK4 ------------------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def copy_tree_state(
     tr, t, q, qd, joint_quat, root_pos, root_quat, root_vel, q2, qd2, joint_quat2, root_pos2, root_quat2, root_vel2
 ):
@@ -957,7 +957,7 @@ def copy_tree_state(
         root_vel2[t, a] = root_vel[t, a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def copy_link_rows(tr, t, source, target):
     """target[i] = source[i] for tree t's links (rows of 6)."""
     for i in range(tr[t, T_LINK0], tr[t, T_LINK1]):
@@ -965,7 +965,7 @@ def copy_link_rows(tr, t, source, target):
             target[i, a] = source[i, a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def clear_link_rows(tr, t, target):
     """target[i] = 0 for tree t's links (rows of 6)."""
     for i in range(tr[t, T_LINK0], tr[t, T_LINK1]):
@@ -973,7 +973,7 @@ def clear_link_rows(tr, t, target):
             target[i, a] = 0.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def rk4_derivative(m, ctl, ws, w, t, i):
     """ws.rk[w, i] = stage velocity, ws.rk[w, 4 + i] = its acceleration (ABA at the stage state, damping
     explicit, the step's link forces)."""
@@ -1045,7 +1045,7 @@ def rk4_derivative(m, ctl, ws, w, t, i):
         ws.rk[w, 4 + i, a] = ws.gen[w, a]
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def rk4_smooth(m, st, ctl, ws, w, t, dt):
     """Classical RK4 of tree t's smooth dynamics (as MuJoCo's RK4: positions advanced on the manifold with
     the stage velocities). Leaves the new velocity in ws.gvel and ws.rk[w, 9], the mean velocity in
@@ -1117,7 +1117,7 @@ def rk4_smooth(m, st, ctl, ws, w, t, dt):
     )
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def rk4_positions(m, st, ws, w, t, dt):
     """Positions by the RK4 mean velocity, then by the rows' velocity change from the moved pose."""
     tr, lk, dofs = m.trees.tree, m.links, m.dofs

@@ -14,7 +14,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def factor(v_parent, v_h, v0, v1, H):
     """Overwrite H (rows v0..v1-1) with L (strictly below the diagonal, unit diagonal implied) and D."""
     for k in range(v1 - 1, v0 - 1, -1):
@@ -35,7 +35,7 @@ def factor(v_parent, v_h, v0, v1, H):
             pk += 1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def solve(v_parent, v_h, v0, v1, H, out, offset):
     """out[offset : offset + n] <- M^-1 out[offset : offset + n] with the factor from `factor` (a tree's
     vector stored at an offset: v0 for a scene-wide vector, any offset for a row's response)."""
@@ -61,7 +61,7 @@ def solve(v_parent, v_h, v0, v1, H, out, offset):
         out[offset + i - v0] = acc
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def inverse_quadratic(v_parent, v_h, v0, v1, H, x):
     """x^T M^-1 x for a tree's vector x[0 : v1 - v0] (overwritten) with the factor from `factor`: half a
     solve, y^T D^-1 y with y = L^-T x."""
@@ -80,7 +80,7 @@ def inverse_quadratic(v_parent, v_h, v0, v1, H, x):
     return total
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def unit_response(v_parent, v_h, v0, v1, H, g, out, offset):
     """out[offset + (i - v0)] = (M^-1)[i, g] for every velocity i of the tree: the velocity change of a
     unit generalized impulse at g (a DOF row's response column)."""
@@ -90,7 +90,7 @@ def unit_response(v_parent, v_h, v0, v1, H, g, out, offset):
     solve(v_parent, v_h, v0, v1, H, out, offset)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def to_dense(v_parent, v_h, v0, v1, H, out):
     """out[(g - v0), (j - v0)] = M[g, j] (symmetric, dense) from the unfactored sparse storage."""
     n = v1 - v0
