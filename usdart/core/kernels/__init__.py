@@ -7,8 +7,9 @@ solver (projected Gauss-Seidel over an island's rows), kinematic (bodies moved t
 (positions), sleep, step (one world: the stages in order), entry (the few functions Python calls).
 
 Leaf kernels take only the arrays they use, sliced to one world, so each compiles once and fast; only
-`step` and `entry` see the model, state and workspace records. Kernels are compiled with `_nrt=False`:
-they cannot allocate, and array views skip reference counting.
+`step` and `entry` see the model, state and workspace records. Kernels are compiled forceinline (LLVM
+inlines them into their callers: the world step is one function, whichever process compiled a kernel
+first) and with `_nrt=False`: they cannot allocate, and array views skip reference counting.
 
 Compiled kernels are cached on disk by `KernelCacheLocator`, in a folder named by a hash of every kernel
 source file and the numba version (`cache_folder`): numba's own cache only notices edits to a function's

@@ -1226,9 +1226,9 @@ def step_world_rk4(m, st, ctl, ws, w, dt, only_island):
 # The step of one world is compiled once, here, and the entry (usdart.core.kernels.entry.step) calls it
 # through its address (box.call_step), so no other function links the step's code and optimizes and compiles
 # it to machine code again (numba does that for every caller of a jitted function: the whole step was
-# compiled twice, as step_world and as the entry, some 35 s). forceinline is inherited by the kernels numba
-# compiles while compiling these (numba's flag inheritance), so LLVM inlines them all into one function, as
-# before: without it the step ran 30-50 % slower (calls into sweep, fill_rows, the contact kernels).
+# compiled twice, as step_world and as the entry, some 35 s). Its kernels are all forceinline, so LLVM
+# inlines them into this one function: called instead (sweep, fill_rows, the contact kernels) the step ran
+# 30-50 % slower.
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def world_step(b, w, dt, only_island):
     """step_world on world w of boxed records; True when the divergence guard fails."""
