@@ -201,8 +201,7 @@ class ArticulationView:
         elif self._model.n_root:  # root velocities of floating bases (a fixed base has none to set)
             e.state.root_vel[np.ix_(worlds, self._trees[arts])] = values
         if name in ("dof_positions", "root_transforms"):
-            # link poses of the worlds whose state changed
-            entry.step(e._box, 0, self.worlds, e.step_address, -1, 1.0, 0)
+            entry.step(e._box, 0, self.worlds, 0, -1, 1.0, 0)  # link poses of the worlds whose state changed
         for a in arts:  # as apply_cache: a changed state, target or force wakes the articulation
             state = self.articulations[a]._state
             state.asleep[worlds] = False

@@ -220,13 +220,9 @@ class Engine:
         self._all_stepped = False
 
     def pose_all_worlds(self) -> None:
-        """Link poses of every world from the state (at build): a zero-step call of the serial step, which
-        a run compiles anyway, for one world."""
-        if self.worlds == 1:
-            entry.step(self._box, 0, 1, self.step_address, -1, 1.0, 0)
-        else:
-            for w in range(self.worlds):
-                self.update_poses(w)
+        """Link poses of every world from the state (at build): a zero-step call of the entry, which needs
+        no world step (that compiles on the first step: a scene used only for dynamics never compiles it)."""
+        entry.step(self._box, 0, self.worlds, 0, -1, 1.0, 0)
 
     def update_poses(self, world: int) -> None:
         """Link poses of a world from its state (after the state was written from Python)."""

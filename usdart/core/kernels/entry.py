@@ -85,9 +85,17 @@ def _refresh_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root
         _set_poses(tree, link, link_rot, link_vec, q, joint_quat, root_pos, root_quat, rot, pos, posed)
 
 
-# inlined in numba's IR: a call from the boxed entry would pass the records as some 1300 values (0.7 us)
-@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def _step_worlds(b, bm, st, ws, w0, w1, address, only_island, dt, steps):
+@njit(cache=True, error_model="numpy", nogil=True)
+def step(b, w0, w1, address, only_island, dt, steps):
+    """`steps` steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0), each by the
+    compiled world step at `address` (`step_address`: semi-implicit Euler or RK4; unused, so 0 will do, for
+    zero steps: the link poses of worlds whose state was written from Python). Releases the GIL: Python
+    threads step disjoint world ranges in parallel (usdart.core.engine).
+
+    Returns how many of the worlds diverged (usdart.core.layout.DIVERGENCE_SPEED): such a world stops
+    at the step whose new state failed the guard, with that step (1-based) and the first failing tree in
+    ws.diverged[w]; a world whose entry is already set is not stepped."""
+    bm, st, _, ws = borrow(b)
     for w in range(w0, w1):
         _refresh_poses(*_pose_arrays(bm, st, ws, w))
     diverged = 0
@@ -101,19 +109,6 @@ def _step_worlds(b, bm, st, ws, w0, w1, address, only_island, dt, steps):
     for w in range(w0, w1):
         remember_posed(st.q[w], st.joint_quat[w], st.root_pos[w], st.root_quat[w], ws.posed[w])
     return diverged
-
-
-@njit(cache=True, error_model="numpy", nogil=True)
-def step(b, w0, w1, address, only_island, dt, steps):
-    """`steps` steps of dt for worlds w0..w1-1 (every island, or only `only_island` when >= 0), each by the
-    compiled world step at `address` (`step_address`: semi-implicit Euler or RK4). Releases the
-    GIL: Python threads step disjoint world ranges in parallel (usdart.core.engine).
-
-    Returns how many of the worlds diverged (usdart.core.layout.DIVERGENCE_SPEED): such a world stops
-    at the step whose new state failed the guard, with that step (1-based) and the first failing tree in
-    ws.diverged[w]; a world whose entry is already set is not stepped."""
-    bm, st, _, ws = borrow(b)
-    return _step_worlds(b, bm, st, ws, w0, w1, address, only_island, dt, steps)
 
 
 def step_address(b, rk4: bool) -> int:
