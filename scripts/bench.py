@@ -1,6 +1,6 @@
 """Timings of usdart next to MuJoCo and Pinocchio in the same run, reported as ratios (the machines are noisy).
 
-    python scripts/bench.py [--worlds 4096] [--quick]
+    python scripts/bench.py [--worlds 4096] [--ants 1024] [--quick]
 
 Every ratio is usdart's time over the other's for the same work: below 1 means usdart is faster.
 
@@ -21,6 +21,13 @@ random states on every core: usdart's time per env-step next to MuJoCo's threade
 Against PhysX (ovphysx, CPU; the Panda as PhysX reads it, self-collisions off, dt 1/240 s, 32 position
 iterations): usdart's compiled loop and one Python call per step next to one ovphysx `step_sync` per step,
 with PhysX's TGS (its default) and PGS solvers.
+
+Contacts (the first 2 s after the drop, every simulator from the same start): the converted ant on a plane,
+500 boxes dropped into a static bin, hulls and cylinders dropped into it, the gripper sample, next to
+ovphysx's step and, for the ant and the bin, MuJoCo's step of its own model of them (its ant from the MJCF
+the corpus converted, which has no self-collisions; the bin built alike): the same scene asked of each, not
+the same contact model. Batched: N ants as usdart worlds on every core, as MuJoCo's threaded rollout, and as
+one ovphysx scene holding N ants 3 m apart; time per env-step.
 
 Dynamics (Panda, fixed base, 9 DOFs): RNEA, CRBA and ABA per Python call (usdart's kernel entry on the
 articulation cache's scratch scene; Pinocchio's call), inside a compiled loop, and for a batch of N
@@ -248,65 +255,107 @@ def bench_physx(steps: int = 480) -> list[tuple[str, float, float]]:
     return rows
 
 
+BIN_WALLS = (  # name, centre, size (m): a static 2 m bin, walls 1 m high
+    ("wall_x0", (-1.05, 0, 0.5), (0.1, 2.2, 1.0)),
+    ("wall_x1", (1.05, 0, 0.5), (0.1, 2.2, 1.0)),
+    ("wall_y0", (0, -1.05, 0.5), (2.2, 0.1, 1.0)),
+    ("wall_y1", (0, 1.05, 0.5), (2.2, 0.1, 1.0)),
+)
+
+
 def bin_stage():
-    """A plane and a static 2 m bin (walls 1 m high), nothing in it."""
+    """A plane and the static bin (BIN_WALLS), nothing in it."""
     from contact_stages import collider, contact_stage, ground
     from pxr import Gf, UsdGeom
 
     stage = contact_stage()
     ground(stage, "plane")
-    for name, pos, size in (
-        ("wall_x0", (-1.05, 0, 0.5), (0.1, 2.2, 1.0)),
-        ("wall_x1", (1.05, 0, 0.5), (0.1, 2.2, 1.0)),
-        ("wall_y0", (0, -1.05, 0.5), (2.2, 0.1, 1.0)),
-        ("wall_y1", (0, 1.05, 0.5), (2.2, 0.1, 1.0)),
-    ):
+    for name, pos, size in BIN_WALLS:
         UsdGeom.Xformable(collider(stage, f"/World/{name}", "box", 1.0, pos=pos)).AddScaleOp().Set(Gf.Vec3f(*size))
     return stage
 
 
-def contact_stages(tmp: Path) -> dict[str, Path]:
-    """The converted ant dropped on a plane; 500 boxes dropped in layers into a static 2 m bin (walls 1 m);
-    128 convex hulls (octagonal prisms) and 128 cylinders dropped into it; the gripper sample lifting its box."""
-    from contact_stages import collider, dynamic_body, prism_mesh, round_collider, save
-    from pxr import Usd, UsdGeom, UsdPhysics
+def drop_positions(count: int) -> list[tuple[float, float, float]]:
+    """Where the bodies dropped into the bin start: layers of 8 x 8, 0.22 m apart, 0.25 m between layers."""
+    return [(-0.77 + 0.22 * ((k % 64) // 8), -0.77 + 0.22 * (k % 8), 0.3 + 0.25 * (k // 64)) for k in range(count)]
 
-    ant = Usd.Stage.Open(Usd.Stage.Open(str(ROOT / "tests/data/ant_free/ant_free.usda")).Flatten())
-    plane = UsdGeom.Plane.Define(ant, "/ground")
-    plane.CreateAxisAttr("Z")
-    UsdPhysics.CollisionAPI.Apply(plane.GetPrim())
-    ant.GetRootLayer().Export(str(tmp / "ant.usda"))
+
+def mujoco_bin(boxes: int, dt: float):
+    """The box bin in MuJoCo: the same plane, walls and 1 kg 0.2 m boxes at drop_positions, friction 0.5 (the
+    PhysX default material's), semi-implicit Euler at dt."""
+    import mujoco
+
+    spec = mujoco.MjSpec()
+    spec.option.timestep = dt
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_EULER
+    friction = [0.5, 0.005, 0.0001]
+    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], friction=friction)
+    for _, pos, size in BIN_WALLS:
+        spec.worldbody.add_geom(
+            type=mujoco.mjtGeom.mjGEOM_BOX, pos=pos, size=[0.5 * x for x in size], friction=friction
+        )
+    for pos in drop_positions(boxes):
+        body = spec.worldbody.add_body(pos=pos)
+        body.add_freejoint()
+        body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.1, 0.1, 0.1], mass=1.0, friction=friction)
+    return spec.compile()
+
+
+def contact_stages(tmp: Path) -> dict[str, tuple[Path, object]]:
+    """label -> (stage, its MuJoCo twin or None): the converted ant dropped on a plane (self-collisions on,
+    PhysX's default, and off, as MuJoCo's model has them); 500 boxes dropped in
+    layers into the static bin; 128 convex hulls (octagonal prisms) and 128 cylinders dropped into it; the
+    gripper sample lifting its box."""
+    from contact_stages import ant_on_plane, collider, dynamic_body, mujoco_ant, prism_mesh, round_collider, save
+
     bin_ = bin_stage()
-    for k in range(500):
-        layer, i, j = k // 64, (k % 64) // 8, k % 8
-        dynamic_body(bin_, f"/World/box{k}", pos=(-0.77 + 0.22 * i, -0.77 + 0.22 * j, 0.3 + 0.25 * layer))
+    for k, pos in enumerate(drop_positions(500)):
+        dynamic_body(bin_, f"/World/box{k}", pos=pos)
         collider(bin_, f"/World/box{k}/geom", "box", 0.2)
     rounds = bin_stage()
-    for k in range(256):
-        layer, i, j = k // 64, (k % 64) // 8, k % 8
-        dynamic_body(rounds, f"/World/body{k}", pos=(-0.77 + 0.22 * i, -0.77 + 0.22 * j, 0.3 + 0.25 * layer))
+    for k, pos in enumerate(drop_positions(256)):
+        dynamic_body(rounds, f"/World/body{k}", pos=pos)
         if k % 2:
             prism_mesh(rounds, f"/World/body{k}/geom")
         else:
             round_collider(rounds, f"/World/body{k}/geom", "cylinder")
     return {
-        "ant on a plane (TGS 60 Hz)": tmp / "ant.usda",
-        "500 boxes into a bin (TGS 60 Hz)": save(bin_, tmp / "bin.usda"),
-        "128 hulls + 128 cylinders into a bin (TGS 60 Hz)": save(rounds, tmp / "rounds.usda"),
-        "gripper sample lifting its box (TGS 120 Hz)": ROOT / "sample_stages/gripper_lift.usda",
+        "ant on a plane (TGS 60 Hz)": (ant_on_plane(tmp / "ant.usda"), mujoco_ant(1 / 60)),
+        "the ant, self-collisions off as in MuJoCo's": (
+            ant_on_plane(tmp / "ant_alone.usda", self_collisions=False),
+            mujoco_ant(1 / 60),
+        ),
+        "500 boxes into a bin (TGS 60 Hz)": (Path(save(bin_, tmp / "bin.usda")), mujoco_bin(500, 1 / 60)),
+        "128 hulls + 128 cylinders into a bin (TGS 60 Hz)": (Path(save(rounds, tmp / "rounds.usda")), None),
+        "gripper sample lifting its box (TGS 120 Hz)": (ROOT / "sample_stages/gripper_lift.usda", None),
     }
 
 
-def bench_contacts(steps: int = 120) -> list[tuple[str, float, float]]:
-    """(label, usdart seconds per step, ovphysx seconds per step) over the first 2 s of contact scenes (the
-    bodies land and settle: the busiest part); empty when ovphysx is not installed."""
+def mujoco_seconds_per_step(model, steps: int) -> float:
+    """MuJoCo's time per step over its first `steps` steps from the model's initial state (best of 3)."""
+    import mujoco
+
+    data = mujoco.MjData(model)
+
+    def run():
+        mujoco.mj_resetData(model, data)
+        mujoco.mj_step(model, data, nstep=steps)
+
+    return best_of(run, 3) / steps
+
+
+def bench_contacts(steps: int = 120) -> list[tuple[str, float, float, float]]:
+    """(label, usdart, ovphysx, MuJoCo seconds per step; nan where a simulator has no twin) over the first 2 s
+    of contact scenes (the bodies land and settle: the busiest part); empty when ovphysx is not installed.
+    MuJoCo steps its own models of the ant and the bin (soft contacts, its Newton solver): the same work
+    asked, not the same contact model."""
     try:
         from physx_runner import physx_seconds_per_step
     except ImportError:
         return []
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for label, path in contact_stages(Path(tmp)).items():
+        for label, (path, twin) in contact_stages(Path(tmp)).items():
             dt = 1.0 / (120 if "120 Hz" in label else 60)
             theirs = physx_seconds_per_step(path, dt, steps, repeat=1)
             scene = usdart.load(str(path))
@@ -315,8 +364,45 @@ def bench_contacts(steps: int = 120) -> list[tuple[str, float, float]]:
             scene.reset()
             began = time.perf_counter()
             scene.step(steps)
-            rows.append((label, (time.perf_counter() - began) / steps, theirs))
+            ours = (time.perf_counter() - began) / steps
+            rows.append((label, ours, theirs, mujoco_seconds_per_step(twin, steps) if twin else float("nan")))
     return rows
+
+
+def bench_ants(worlds: int, steps: int = 120) -> list[tuple[str, float, float, float]]:
+    """(label, usdart, ovphysx, MuJoCo seconds per env-step) for `worlds` ants dropped on a plane, the first
+    2 s at 60 Hz: usdart's worlds stepped together (numba threads), MuJoCo's threaded rollout of its ant
+    (one MjData per thread), and one ovphysx scene holding that many ants 3 m apart (nan without ovphysx)."""
+    import mujoco
+    from contact_stages import ant_on_plane, mujoco_ant
+    from mujoco import rollout
+
+    dt = 1.0 / 60
+    with tempfile.TemporaryDirectory() as tmp:
+        batch = usdart.load(str(ant_on_plane(Path(tmp) / "ant.usda")), worlds=worlds)
+        batch.time_step = dt
+        batch.step(1)  # compiled
+        batch.reset()
+        began = time.perf_counter()
+        batch.step(steps)
+        ours = (time.perf_counter() - began) / (steps * worlds)
+        try:
+            from physx_runner import physx_seconds_per_step
+
+            many = ant_on_plane(Path(tmp) / "ants.usda", worlds)
+            theirs = physx_seconds_per_step(many, dt, steps, repeat=1) / worlds
+        except ImportError:
+            theirs = float("nan")
+    model = mujoco_ant(dt)
+    data = mujoco.MjData(model)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    start = np.zeros(mujoco.mj_stateSize(model, spec))
+    mujoco.mj_getState(model, data, start, spec)
+    states = np.tile(start, (worlds, 1))
+    threads = [mujoco.MjData(model) for _ in range(numba.get_num_threads())]
+    rollout.rollout(model, threads, states, nstep=2)
+    mj = best_of(lambda: rollout.rollout(model, threads, states, nstep=steps), 1) / (steps * worlds)
+    return [(f"{worlds} ants dropped on a plane, per env-step ({len(threads)} threads)", ours, theirs, mj)]
 
 
 def bench_dynamics(worlds: int, repeat: int) -> list[tuple[str, float, float]]:
@@ -547,6 +633,7 @@ def bench_sweep(processes: int = 8) -> list[tuple[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worlds", type=int, default=4096)
+    parser.add_argument("--ants", type=int, default=1024, help="ants dropped on a plane in the batched contact row")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="skip the cold test-suite run")
     args = parser.parse_args()
@@ -565,9 +652,14 @@ def main() -> None:
     print(f"{'Panda vs PhysX, dt 1/240 s, 32 iterations':52s} {'usdart us':>10s} {'physx us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_physx():
         print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
-    print(f"{'contacts vs PhysX, first 2 s':52s} {'usdart us':>10s} {'physx us':>10s} {'ratio':>7s}")
-    for name, ours, theirs in bench_contacts():
-        print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")
+    print(
+        f"{'contacts, first 2 s':52s} {'usdart us':>10s} {'physx us':>10s} {'mujoco us':>10s} "
+        f"{'/physx':>7s} {'/mujoco':>7s}"
+    )
+    for name, ours, physx, mj in bench_contacts() + bench_ants(args.ants):
+        print(
+            f"{name:52s} {ours * 1e6:10.3f} {physx * 1e6:10.3f} {mj * 1e6:10.3f} {ours / physx:7.2f} {ours / mj:7.2f}"
+        )
     print(f"{'Panda dynamics':52s} {'usdart us':>10s} {'pin us':>10s} {'ratio':>7s}")
     for name, ours, theirs in bench_dynamics(args.worlds, args.repeat):
         print(f"{name:52s} {ours * 1e6:10.3f} {theirs * 1e6:10.3f} {ours / theirs:7.2f}")

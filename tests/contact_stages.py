@@ -3,6 +3,7 @@ so that usdart and real PhysX (tests/physx_runner.py) load the same files."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
@@ -226,3 +227,51 @@ def gripper_with_friction(tmp_path, friction, solver="TGS"):
     scene.AddAppliedSchema("PhysxSceneAPI")
     attr(scene, "physxScene:solverType", solver, Sdf.ValueTypeNames.Token)
     return save(stage, Path(tmp_path) / f"gripper_{friction}_{solver}.usda")
+
+
+ANT = Path(__file__).parent / "data" / "ant_free"
+
+
+def ant_on_plane(path, ants=1, spacing=3.0, self_collisions=None, sleep_threshold=None) -> Path:
+    """The converted MuJoCo ant (data/ant_free/ant_free.usda, as the converter wrote it) above a plane;
+    `ants` copies `spacing` m apart in a square grid (one scene holding a batch: they never touch).
+    self_collisions, sleep_threshold: authored on each ant's articulation root (PhysxArticulationAPI) when
+    given."""
+    source = str(ANT / "ant_free.usda")
+    if ants == 1:
+        stage = Usd.Stage.Open(Usd.Stage.Open(source).Flatten())
+    else:
+        batch = Usd.Stage.CreateInMemory()
+        UsdGeom.SetStageUpAxis(batch, UsdGeom.Tokens.z)
+        UsdGeom.SetStageMetersPerUnit(batch, 1.0)
+        Sdf.CopySpec(Usd.Stage.Open(source).Flatten(), "/PhysicsScene", batch.GetRootLayer(), "/PhysicsScene")
+        side = int(math.ceil(math.sqrt(ants)))
+        for k in range(ants):
+            env = UsdGeom.Xform.Define(batch, f"/envs/env_{k}")
+            env.AddTranslateOp().Set(Gf.Vec3d(spacing * (k % side), spacing * (k // side), 0.0))
+            env.GetPrim().GetReferences().AddReference(source)
+        stage = Usd.Stage.Open(batch.Flatten())
+    for prim in stage.Traverse():
+        if prim.HasAPI(UsdPhysics.ArticulationRootAPI) and (self_collisions, sleep_threshold) != (None, None):
+            prim.AddAppliedSchema("PhysxArticulationAPI")
+            if self_collisions is not None:
+                attr(prim, "physxArticulation:enabledSelfCollisions", self_collisions, Sdf.ValueTypeNames.Bool)
+            if sleep_threshold is not None:
+                attr(prim, "physxArticulation:sleepThreshold", sleep_threshold)
+    plane = UsdGeom.Plane.Define(stage, "/ground")
+    plane.CreateAxisAttr("Z")
+    UsdPhysics.CollisionAPI.Apply(plane.GetPrim())
+    stage.GetRootLayer().Export(str(path))
+    return Path(path)
+
+
+def mujoco_ant(dt):
+    """MuJoCo's own ant, the MJCF the converted one came from (data/ant_free/ant_free.xml: no
+    self-collisions, soft contacts with a 1 cm margin), above a plane; semi-implicit Euler at dt."""
+    import mujoco
+
+    spec = mujoco.MjSpec.from_file(str(ANT / "ant_free.xml"))
+    spec.option.timestep = dt
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_EULER
+    spec.worldbody.add_geom(name="ground", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], conaffinity=1)
+    return spec.compile()

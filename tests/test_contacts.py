@@ -532,3 +532,46 @@ def test_a_hull_beyond_physx_vertex_limit_is_reported(tmp_path, sides, limit, wa
     assert bool(messages) == warned
     if warned:
         assert messages[0].startswith("/World/body/hull:")
+
+
+def test_the_ant_stands_on_its_feet_as_mujocos_ant(tmp_path):
+    """The converted ant (self-collisions off, as its MJCF has them; never asleep, as MuJoCo never sleeps)
+    and MuJoCo's ant on the model it was converted from, both placed at the MJCF's own start (torso at
+    0.55 m, ankles at +-1 rad) above a plane, 0.25 s at 60 Hz: each stands on the same four feet (the ankle
+    capsules), with the same ankle angles (measured 0.03-0.16 deg apart) and the torso at the same height
+    above its feet' contact distance (4e-4 m apart). The contact distances themselves differ by design:
+    usdart keeps the 1 cm gap the converter authors (newton:contactMargin, which PhysX reads as the rest
+    offset), MuJoCo's soft contacts balance the weight at 1.78 cm; later MuJoCo's feet creep outward (its
+    friction is soft: the ankles fold 4.8 deg in 4 s), usdart's and PhysX's hold."""
+    import mujoco
+    from contact_stages import ant_on_plane, mujoco_ant
+
+    from usdart import CacheFlag
+
+    dt, steps = 1.0 / 60, 15
+    model = mujoco_ant(dt)
+    data = mujoco.MjData(model)
+    start = model.numeric("init_qpos").data
+    data.qpos[:] = start
+    mujoco.mj_step(model, data, nstep=steps)
+    hinges = [model.joint(j).name for j in range(1, model.njnt)]
+    feet = sorted({model.geom(c.geom1 if model.geom(c.geom1).name != "ground" else c.geom2).name for c in data.contact})
+    theirs_gap = float(np.mean(data.contact.dist))
+
+    scene = usdart.load(str(ant_on_plane(tmp_path / "ant.usda", self_collisions=False, sleep_threshold=0.0)))
+    scene.time_step = dt
+    ant = scene.articulations[0]
+    order = [next(k for k, name in enumerate(ant.dof_names) if name.endswith("/" + hinge)) for hinge in hinges]
+    cache = ant.create_cache()
+    cache.joint_position[order] = start[7:]
+    cache.root_transform[:] = [0.0, 0.0, start[2], 1.0, 0.0, 0.0, 0.0]
+    ant.apply_cache(cache, CacheFlag.POSITION | CacheFlag.ROOT_TRANSFORM)
+    scene.step(steps)
+    touching = scene.contacts()
+    ours_gap = float(np.mean(touching.separation))
+
+    assert feet == ["fourth_ankle_geom", "left_ankle_geom", "right_ankle_geom", "third_ankle_geom"]
+    assert sorted(path.rsplit("/", 1)[-1] for path in touching.shape0 + touching.shape1 if path != "/ground") == feet
+    assert np.abs(ant.state.q[0][order] - data.qpos[7:]).max() < np.radians(0.5)
+    assert ant.link_transforms()[0, 2] - ours_gap == pytest.approx(data.qpos[2] - theirs_gap, abs=1.5e-3)
+    assert ours_gap == pytest.approx(0.01, abs=1e-3) and theirs_gap == pytest.approx(0.0178, abs=1e-3)

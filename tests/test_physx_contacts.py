@@ -33,7 +33,6 @@ from physx_runner import run_physx_bodies, run_usdart_bodies  # noqa: E402
 import usdart  # noqa: E402
 
 TOL = 1e-4  # m
-DATA = Path(__file__).parent / "data"
 
 
 def both(path, rate, steps):
@@ -156,15 +155,10 @@ def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
     feet and stands with its torso at PhysX's height (0.3728 m) and its joints at PhysX's angles. Before
     contacts usdart's floating trees also kept their momentum against every external impulse: the ant fell
     through the ground (the contacts' impulses now count, self-contacts still do not change it)."""
+    from contact_stages import ant_on_plane
     from physx_runner import run_physx
-    from pxr import Usd, UsdGeom, UsdPhysics
 
-    stage = Usd.Stage.Open(Usd.Stage.Open(str(DATA / "ant_free/ant_free.usda")).Flatten())
-    plane = UsdGeom.Plane.Define(stage, "/ground")
-    plane.CreateAxisAttr("Z")
-    UsdPhysics.CollisionAPI.Apply(plane.GetPrim())
-    path = str(tmp_path / "ant_on_plane.usda")
-    stage.GetRootLayer().Export(path)
+    path = str(ant_on_plane(tmp_path / "ant_on_plane.usda"))
     rate, steps = 60, 120
     theirs = run_physx(path, 1.0 / rate, steps, solver="TGS")
     scene = usdart.load(path)
