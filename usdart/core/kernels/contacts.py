@@ -196,6 +196,67 @@ def row_rate(tree, crow, storage, r, vel):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def side_rates(storage, off, n, v0, a, b):
+    """(j . a, j . b) for one side's Jacobian block j = storage[off:off + n] on generalized entries v0:v0 + n."""
+    sa = 0.0
+    sb = 0.0
+    for k in range(n):
+        j = storage[off + k]
+        sa += j * a[v0 + k]
+        sb += j * b[v0 + k]
+    return sa, sb
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def row_rates(tree, crow, storage, r, a, b):
+    """(J a, J b) of contact row r, each summed as row_rate sums it, side by side in one loop: two
+    independent chains of additions, which the processor overlaps (one alone waits on each addition)."""
+    ta, tb, off = crow[r, CR_TREE0], crow[r, CR_TREE1], crow[r, CR_STORAGE]
+    nva = tree[ta, T_V1] - tree[ta, T_V0] if ta >= 0 else 0
+    nvb = tree[tb, T_V1] - tree[tb, T_V0] if tb >= 0 else 0
+    sa, sb = side_rates(storage, off, nva, tree[ta, T_V0], a, b) if ta >= 0 else (0.0, 0.0)
+    if tb >= 0:
+        xa, xb = side_rates(storage, off + nva, nvb, tree[tb, T_V0], a, b)
+        sa += xa
+        sb += xb
+    return sa, sb
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def side_rates_of_two(storage, off0, off1, n, v0, a, b):
+    """side_rates of two rows' blocks (at off0 and off1) on the same generalized entries."""
+    a0, b0, a1, b1 = 0.0, 0.0, 0.0, 0.0
+    for k in range(n):
+        j0, j1 = storage[off0 + k], storage[off1 + k]
+        x, y = a[v0 + k], b[v0 + k]
+        a0 += j0 * x
+        b0 += j0 * y
+        a1 += j1 * x
+        b1 += j1 * y
+    return a0, b0, a1, b1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def anchor_rates(tree, crow, storage, r, a, b):
+    """row_rates of a friction anchor's two tangent rows r and r + 1 (the same two sides) in one loop: four
+    independent chains, each summed as row_rate sums it."""
+    ta, tb = crow[r, CR_TREE0], crow[r, CR_TREE1]
+    off0, off1 = crow[r, CR_STORAGE], crow[r + 1, CR_STORAGE]
+    nva = tree[ta, T_V1] - tree[ta, T_V0] if ta >= 0 else 0
+    nvb = tree[tb, T_V1] - tree[tb, T_V0] if tb >= 0 else 0
+    a0, b0, a1, b1 = 0.0, 0.0, 0.0, 0.0
+    if ta >= 0:
+        a0, b0, a1, b1 = side_rates_of_two(storage, off0, off1, nva, tree[ta, T_V0], a, b)
+    if tb >= 0:
+        x0, y0, x1, y1 = side_rates_of_two(storage, off0 + nva, off1 + nva, nvb, tree[tb, T_V0], a, b)
+        a0 += x0
+        b0 += y0
+        a1 += x1
+        b1 += y1
+    return a0, b0, a1, b1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def row_apply(tree, crow, storage, r, vel, impulse):
     ta, tb, off = crow[r, CR_TREE0], crow[r, CR_TREE1], crow[r, CR_STORAGE]
     nva = tree[ta, T_V1] - tree[ta, T_V0] if ta >= 0 else 0
@@ -635,11 +696,13 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
             if response > TINY_RESPONSE:
                 s = v[CV_SEPARATION] - v[CV_TARGET] * elapsed
                 if tgs:
-                    s += row_rate(tree, crow, storage, r, moved)
+                    dx, vn = row_rates(tree, crow, storage, r, moved, gvel)
+                    s += dx
+                else:
+                    vn = row_rate(tree, crow, storage, r, gvel)
                 if velocity_iteration:
                     s = max(s, 0.0)
                 bias = min(v[CV_MAX_PUSH], -v[CV_RATE] * s)
-                vn = row_rate(tree, crow, storage, r, gvel)
                 accumulated = min(max(v[CV_LAMBDA] + (bias - vn + v[CV_TARGET]) / response, 0.0), v[CV_MAX_IMPULSE])
                 change = accumulated - v[CV_LAMBDA]
                 if change != 0.0:
@@ -655,14 +718,19 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
         w = cval[r + 1]
         normal = patch_normal_impulse(crow, cval, r)
         f0, f1 = v[CV_LAMBDA], w[CV_LAMBDA]
+        if tgs:
+            vt0, dx0, vt1, dx1 = anchor_rates(tree, crow, storage, r, gvel, moved)
         for axis in range(2):
             u = v if axis == 0 else w
             if u[CV_RESPONSE] <= TINY_RESPONSE:
                 continue
-            slip = row_rate(tree, crow, storage, r + axis, gvel) - u[CV_TARGET]  # (the surfaces' velocity)
             if tgs:  # the anchor's drift: at the step start, plus what the substeps moved it
-                slip += u[CV_RATE] * (u[CV_SEPARATION] + row_rate(tree, crow, storage, r + axis, moved))
-            elif not velocity_iteration:  # PGS: the step-start drift, in position iterations only
+                vt, dx = (vt0, dx0) if axis == 0 else (vt1, dx1)
+                slip = vt - u[CV_TARGET]  # (the surfaces' velocity)
+                slip += u[CV_RATE] * (u[CV_SEPARATION] + dx)
+            else:
+                slip = row_rate(tree, crow, storage, r + axis, gvel) - u[CV_TARGET]
+            if not tgs and not velocity_iteration:  # PGS: the step-start drift, in position iterations only
                 slip += u[CV_RATE] * u[CV_SEPARATION]
             step = -u[CV_SOFTNESS] * slip / u[CV_RESPONSE]
             if axis == 0:
