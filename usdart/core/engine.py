@@ -51,9 +51,11 @@ class Engine:
         self.control = zeros_control(model, self.worlds)
         self.contacts_per_shape = CONTACTS_PER_SHAPE
         self.work = workspace(model, self.worlds)
+        self._shapes = len(model.shapes.shape) > 0
         self.rk4 = False
         self._box = box((self.batched, self.state, self.control, self.work))
         self._step_address = 0  # of the compiled world step for these records (entry.step_address), once asked
+        self._stepper = None  # entry.step for these records, called directly (entry.compiled_step), once asked
         self._threads: ThreadPoolExecutor | None = None
         self._thread_count = 0
         self.time = 0.0  # simulated seconds (the scene's clock; divergence times count from it)
@@ -81,6 +83,7 @@ class Engine:
             getattr(self.work, name)[:] = getattr(old, name)
         self._box = box((self.batched, self.state, self.control, self.work))
         self._step_address = 0  # (the records' types are the same: the same address, asked again)
+        self._stepper = None
 
     @property
     def step_address(self) -> int:
@@ -89,11 +92,13 @@ class Engine:
             self._step_address = entry.step_address(self._box, self.rk4)
         return self._step_address
 
+    def _compiled_step(self):
+        self._stepper = entry.compiled_step(self._box)
+        return self._stepper
+
     def _room_for_contacts(self) -> None:
         """After a step that found more contact points than the workspace holds (those beyond were left out
         of that step, as PhysX's GPU buffers drop them): twice the room from the next step on."""
-        if not len(self.model.shapes.shape):
-            return
         count = self.work.contact_count
         if count[0, L.CC_DROPPED] if self.worlds == 1 else count[:, L.CC_DROPPED].any():
             self.contacts_per_shape *= 2
@@ -111,21 +116,18 @@ class Engine:
         """`steps` steps of dt in every world (every island, or only `island`): one kernel call per thread.
         dt a float, steps and island ints (the callers check them). True when a world diverged: it stopped
         at the failing step (the others ran on) and `divergence` says where and what."""
-        address = self.step_address
+        address = self._step_address or self.step_address
+        stepper = self._stepper or self._compiled_step()
         self.last_dt = dt
         if steps > 0 and not self._all_stepped:
             self.stepped[:] = True
             self._all_stepped = True
         if self.worlds == 1:
-            diverged = entry.step(self._box, 0, 1, address, island, dt, steps)
+            diverged = stepper(self._box, 0, 1, address, island, dt, steps)
+        else:
+            diverged = sum(self.over_worlds(stepper, self._box, self.worlds, address, island, float(dt), int(steps)))
+        if self._shapes:
             self._room_for_contacts()
-            if diverged:
-                self._record(dt)
-                return True
-            return False
-        jobs = self.over_worlds(entry.step, self._box, self.worlds, address, island, float(dt), int(steps))
-        diverged = sum(jobs)
-        self._room_for_contacts()
         if diverged:
             self._record(dt)
             return True

@@ -121,6 +121,15 @@ def step_address(b, rk4: bool) -> int:
     return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
+def compiled_step(b):
+    """`step` compiled for box b's records, to be called with exactly its arguments' types (int, int, int,
+    int, float, int after b) and without numba's dispatcher, which types a StructRef argument through
+    Python's typeof: some 0.6 us of every call (a zero-step call on the Panda: 0.98 us, 0.39 us this way).
+    Compiled or loaded from numba's cache on first use."""
+    int64, float64 = types.int64, types.float64
+    return step.compile((numba.typeof(b), int64, int64, int64, int64, float64, int64))
+
+
 @njit(cache=True, error_model="numpy")
 def update_poses(b, w):
     bm, st, _, ws = borrow(b)
