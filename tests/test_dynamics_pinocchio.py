@@ -226,3 +226,31 @@ def test_corpus_reference_arrays(name):
             offset = poses[i, :3] - (poses[i, :3] + quat_to_matrix(poses[i, 3:]) @ m.com[i])
             J[:3] -= np.cross(offset, J[3:].T).T
             close(J, arrays["J"][s, f][:, perm] @ T, rel=KINEMATICS_F32)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [lambda x: np.repeat(x, 2)[::2], lambda x: np.round(x).astype(int).tolist(), lambda x: x.astype(np.float32)],
+    ids=["strided view", "list of ints", "float32"],
+)
+def test_compute_functions_take_any_numbers_as_pinocchio_does(given):
+    """The compute functions call compiled kernels that trust their arguments' types (inverse_dynamics._direct,
+    compiled for the types of a cache's first call): joint accelerations or forces given afterwards as a
+    strided view, a list of ints or float32 still give Pinocchio's M(q) qdd and forward dynamics."""
+    art = load(ROBOTS["panda"]).articulations[0]
+    rng = np.random.default_rng(7)
+    cache = random_state(art, rng)
+    twin, q, nu, T = twin_at(art, cache)
+    pm, pd = twin.model, twin.data
+    wanted = rng.normal(size=art.model.n_dofs) * 3.0
+    art.compute_joint_force(cache)  # compiled for the cache's own float64 arrays first
+    art.compute_joint_acceleration(cache)
+    cache.joint_acceleration = given(wanted)
+    qdd = np.asarray(cache.joint_acceleration, dtype=float)
+    M = T.T @ twin.matrix_from_pin(pin.crba(pm, pd, q)) @ T - armature(art)
+    close(art.compute_joint_force(cache), M @ qdd)
+    cache.joint_force = given(wanted)
+    cache.joint_acceleration = np.zeros(art.model.n_dofs)  # (the result goes there: a float32 array keeps float32)
+    tau = np.asarray(cache.joint_force, dtype=float)
+    a_pin = pin.aba(pm, pd, q, twin.to_pin(T @ nu), twin.to_pin(np.linalg.solve(T.T, tau)))
+    close(art.compute_joint_acceleration(cache), np.linalg.solve(T, twin.from_pin(a_pin)))

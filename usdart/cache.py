@@ -125,6 +125,7 @@ class ArticulationCache:
         self._tree_state = tree_view(solo_model, self._state, 0)
         self._work = workspace(solo_model, 1, articulated=True)
         self._box = box((batch_model(solo_model, 1), self._state, self._control, self._work))
+        self._compiled: dict = {}  # kernel -> its compiled function for these records (inverse_dynamics._direct)
         self.released = False  # release() frees the arrays; a released cache is refused
 
     @property

@@ -121,13 +121,18 @@ def step_address(b, rk4: bool) -> int:
     return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
+def compiled(kernel, *args):
+    """`kernel` compiled (or loaded from numba's cache) for the types of `args`, to be called without numba's
+    dispatcher, which types a StructRef argument (a box) through Python's typeof: some 0.6 us of every call
+    (a zero-step `step` on the Panda: 0.98 us, 0.39 us this way). The compiled function does not check what
+    it is given: callers pass arguments of exactly these types every time (float64 C-contiguous arrays,
+    Python ints, floats and bools where the first call had them)."""
+    return kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
 def compiled_step(b):
-    """`step` compiled for box b's records, to be called with exactly its arguments' types (int, int, int,
-    int, float, int after b) and without numba's dispatcher, which types a StructRef argument through
-    Python's typeof: some 0.6 us of every call (a zero-step call on the Panda: 0.98 us, 0.39 us this way).
-    Compiled or loaded from numba's cache on first use."""
-    int64, float64 = types.int64, types.float64
-    return step.compile((numba.typeof(b), int64, int64, int64, int64, float64, int64))
+    """`step` compiled for box b's records (`compiled`), called with (b, int, int, int, int, float, int)."""
+    return compiled(step, b, 0, 1, 0, -1, 0.0, 0)
 
 
 @njit(cache=True, error_model="numpy")
