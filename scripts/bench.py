@@ -399,7 +399,7 @@ def bench_ants(worlds: int, steps: int = 120) -> list[tuple[str, float, float, f
     start = np.zeros(mujoco.mj_stateSize(model, spec))
     mujoco.mj_getState(model, data, start, spec)
     states = np.tile(start, (worlds, 1))
-    threads = [mujoco.MjData(model) for _ in range(numba.get_num_threads())]
+    threads = [mujoco.MjData(model) for _ in range(os.cpu_count() or 1)]  # as bench_step's rollout
     rollout.rollout(model, threads, states, nstep=2)
     mj = best_of(lambda: rollout.rollout(model, threads, states, nstep=steps), 1) / (steps * worlds)
     return [(f"{worlds} ants dropped on a plane, per env-step ({len(threads)} threads)", ours, theirs, mj)]

@@ -542,7 +542,7 @@ def test_the_ant_stands_on_its_feet_as_mujocos_ant(tmp_path):
     above its feet' contact distance (4e-4 m apart). The contact distances themselves differ by design:
     usdart keeps the 1 cm gap the converter authors (newton:contactMargin, which PhysX reads as the rest
     offset), MuJoCo's soft contacts balance the weight at 1.78 cm; later MuJoCo's feet creep outward (its
-    friction is soft: the ankles fold 4.8 deg in 4 s), usdart's and PhysX's hold."""
+    friction is soft: the ankles fold 4.8 deg in 4 s), usdart's hold."""
     import mujoco
     from contact_stages import ant_on_plane, mujoco_ant
 

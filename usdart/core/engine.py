@@ -55,7 +55,7 @@ class Engine:
         self.rk4 = False
         self._box = box((self.batched, self.state, self.control, self.work))
         self._step_address = 0  # of the compiled world step for these records (entry.step_address), once asked
-        self._stepper = None  # entry.step for these records, called directly (entry.compiled_step), once asked
+        self._stepper = None  # `stepper`, once asked
         self._threads: ThreadPoolExecutor | None = None
         self._thread_count = 0
         self.time = 0.0  # simulated seconds (the scene's clock; divergence times count from it)
@@ -92,8 +92,11 @@ class Engine:
             self._step_address = entry.step_address(self._box, self.rk4)
         return self._step_address
 
-    def _compiled_step(self):
-        self._stepper = entry.compiled_step(self._box)
+    @property
+    def stepper(self):
+        """entry.step compiled for these records, called directly (entry.compiled_step): loaded on first use."""
+        if self._stepper is None:
+            self._stepper = entry.compiled_step(self._box)
         return self._stepper
 
     def _room_for_contacts(self) -> None:
@@ -117,7 +120,7 @@ class Engine:
         dt a float, steps and island ints (the callers check them). True when a world diverged: it stopped
         at the failing step (the others ran on) and `divergence` says where and what."""
         address = self._step_address or self.step_address
-        stepper = self._stepper or self._compiled_step()
+        stepper = self._stepper or self.stepper
         self.last_dt = dt
         if steps > 0 and not self._all_stepped:
             self.stepped[:] = True
