@@ -188,6 +188,21 @@ def mesh_collider(stage, path, points, faces, approximation, pos=None):
     return mesh.GetPrim()
 
 
+def u_channel(stage, path, width=0.6, height=0.3, wall=0.1, floor=0.1, length=0.6, approximation="convexDecomposition"):
+    """A closed U-shaped channel mesh (outward faces): a floor `floor` thick and two walls `wall` thick, `width`
+    across X and `height` up Z over z = 0, `length` along Y; three boxes, so its exact convex pieces are
+    known. Its inside floor is at z = floor, between x = +-(width / 2 - wall)."""
+    a, inner = width / 2, width / 2 - wall
+    outline = [(-a, 0), (a, 0), (a, height), (inner, height), (inner, floor), (-inner, floor), (-inner, height)]
+    outline.append((-a, height))  # counter-clockwise seen from -Y
+    n = len(outline)
+    points = [(x, y, z) for y in (-length / 2, length / 2) for x, z in outline]
+    faces = [[(i + 1) % n, i, n + i, n + (i + 1) % n] for i in range(n)]
+    for cap in ([0, 1, 4, 5], [1, 2, 3, 4], [0, 5, 6, 7]):  # each end: three convex quads
+        faces += [cap, [n + k for k in reversed(cap)]]
+    return mesh_collider(stage, path, points, faces, approximation)
+
+
 def round_collider(stage, path, kind="cylinder", radius=0.1, height=0.2, axis="Z", material_path=None):
     """A Cylinder or Cone collider (UsdGeom: centred, a cone's apex toward +axis)."""
     geom = (UsdGeom.Cylinder if kind == "cylinder" else UsdGeom.Cone).Define(stage, path)

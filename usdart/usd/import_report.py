@@ -37,8 +37,13 @@ CONTACT_ATTRIBUTES = (
 
 
 CONTACT_REASON = (
-    "not read by usdart's contacts: not on a collider they simulate (spheres, boxes, capsules and planes "
-    "collide so far), or a contact feature not simulated yet"
+    "not read by usdart's contacts: not on a collider they simulate, or a contact feature not simulated yet"
+)
+# V-HACD's settings (usdart.usd.importer.decomposition): usdart decomposes with CoACD, which has no voxels
+VHACD_REASON = "a V-HACD voxel setting: usdart decomposes with CoACD, which cuts the mesh itself (no voxels)"
+VHACD_ATTRIBUTES = tuple(
+    f"physxConvexDecompositionCollision:{name}"
+    for name in ("errorPercentage", "voxelResolution", "minThickness", "shrinkWrap")
 )
 
 
@@ -47,6 +52,8 @@ def _reason(name: str, semantics: str) -> str:
         return "PhysX does not read this Newton attribute (--semantics newton may)"
     if semantics == "physx" and name.startswith("physxJoint:"):
         return "PhysxJointAPI is gone from PhysX's schemas (25.11): author PhysxJointAxisAPI:<axis> instead"
+    if name in VHACD_ATTRIBUTES:
+        return VHACD_REASON
     if name.startswith(CONTACT_ATTRIBUTES):
         return CONTACT_REASON
     return "not read by usdart"

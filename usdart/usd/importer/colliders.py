@@ -33,7 +33,8 @@ from pxr import Sdf, Usd, UsdPhysics, UsdShade
 from ...core.description import COMBINE_MODES, BodyDesc, ColliderDesc, MaterialDesc, Pose, SceneSettings
 from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
 from ...errors import PhysicsImportError
-from .shape_mass import convex_hull
+from .decomposition import convex_pieces, decomposition_limits
+from .shape_mass import convex_hull, triangulate
 from .transforms import WorldTransforms
 from .usd_values import authored, read
 
@@ -137,7 +138,7 @@ class Colliders:
                     out.append(self._collider(path, desc, shape))
         for path, desc in self._entries("MeshShape"):
             if desc.collisionEnabled:
-                out.append(self._mesh(path, desc))
+                out += self._mesh(path, desc)
         over = [
             c.path
             for c in out
@@ -186,44 +187,79 @@ class Colliders:
             rotation = rotation @ _AXIS_FROM_X[str(desc.axis)]
         return self._made(path, desc, body, shape, rotation, position, size * self.settings.meters_per_unit)
 
-    def _mesh(self, path: str, desc) -> ColliderDesc | None:
+    def _mesh(self, path: str, desc) -> list[ColliderDesc]:
         """A mesh collider as PhysX approximates it: boundingSphere / boundingCube as that shape around its
-        scaled points (the sphere centred on their bounds), convexHull as one convex hull, and on a dynamic
-        body every other approximation too (convexDecomposition approximated by one hull, a triangle mesh
-        promoted to its hull as PhysX does); a static or kinematic mesh otherwise as a triangle mesh."""
+        scaled points (the sphere centred on their bounds), convexHull as one convex hull, convexDecomposition
+        as convex pieces (`_pieces`), a triangle mesh on a dynamic body promoted to its hull as PhysX does;
+        a static or kinematic mesh otherwise as a triangle mesh. Empty where it does not collide (a warning
+        says why)."""
         body, rotation, position = self._placement(path, desc)
         prim = self.stage.GetPrimAtPath(path)
-        mpu = self.settings.meters_per_unit
-        points = np.asarray(prim.GetAttribute("points").Get() or [], float).reshape(-1, 3)
-        points = points * np.asarray(desc.meshScale, float) * mpu
+        authored_points = np.asarray(prim.GetAttribute("points").Get() or [], float).reshape(-1, 3)
+        scale = np.asarray(desc.meshScale, float) * self.settings.meters_per_unit
+        points = authored_points * scale
         if len(points) == 0 or not np.all(np.isfinite(points)):
             self.warnings.append(f"{path}: mesh collider without finite points; it does not collide")
-            return None
-        approximation = str(desc.approximation).rsplit(".", 1)[-1].lower()
+            return []
+        approximation = str(read(prim, "physics:approximation", "none")).lower()  # (read: the import report)
         low, high = points.min(axis=0), points.max(axis=0)
         centre = 0.5 * (low + high)
         moved = position + rotation @ centre
         if approximation == "boundingsphere":
             radius = np.linalg.norm(points - centre, axis=1).max()
-            return self._made(path, desc, body, "sphere", rotation, moved, np.array([radius, 0.0, 0.0]))
+            return self._some(self._made(path, desc, body, "sphere", rotation, moved, np.array([radius, 0.0, 0.0])))
         if approximation == "boundingcube":
-            return self._made(path, desc, body, "box", rotation, moved, 0.5 * (high - low))
+            return self._some(self._made(path, desc, body, "box", rotation, moved, 0.5 * (high - low)))
         if not self._dynamic(body) and approximation in ("none", "meshsimplification", "sdf"):
-            return self._triangle_mesh(path, desc, body, prim, points, centre, rotation, moved)
+            return self._some(self._triangle_mesh(path, desc, body, prim, points, centre, rotation, moved))
         if approximation == "convexdecomposition":
-            self.warnings.append(f"{path}: convexDecomposition collides as one convex hull of the mesh")
-        elif approximation not in ("convexhull",):
+            return self._pieces(path, desc, body, prim, authored_points, scale, rotation, position)
+        if approximation != "convexhull":
             self.warnings.append(f"{path}: a triangle mesh on a dynamic body collides as its convex hull (as in PhysX)")
+        return self._some(self._convex(path, desc, body, points, rotation, position))
+
+    @staticmethod
+    def _some(collider: ColliderDesc | None) -> list[ColliderDesc]:
+        return [] if collider is None else [collider]
+
+    def _convex(self, path, desc, body, points, rotation, position, quiet=False) -> ColliderDesc | None:
+        """The convex hull of `points` (m, in the shape's frame) as one collider centred on their bounds; None,
+        with a warning unless `quiet`, when they span no volume."""
+        low, high = points.min(axis=0), points.max(axis=0)
+        centre = 0.5 * (low + high)
         try:
             hull, triangles = convex_hull(points - centre)
         except ValueError as exc:
-            self.warnings.append(f"{path}: mesh collider has no convex hull ({exc}); it does not collide")
+            if not quiet:
+                self.warnings.append(f"{path}: mesh collider has no convex hull ({exc}); it does not collide")
             return None
-        collider = self._made(path, desc, body, "convex", rotation, moved, 0.5 * (high - low))
+        collider = self._made(path, desc, body, "convex", rotation, position + rotation @ centre, 0.5 * (high - low))
         if collider is not None:
             collider.hull = hull
             collider.faces = hull_faces(hull, triangles)
         return collider
+
+    def _pieces(self, path, desc, body, prim, authored_points, scale, rotation, position) -> list[ColliderDesc]:
+        """convexDecomposition: a convex collider per piece (usdart.usd.importer.decomposition, on the authored
+        points: PhysX cooks the unscaled mesh), each named by the mesh prim, as PhysX names every shape of a
+        decomposition. A mesh without a volume does not collide; a flat piece is left out."""
+        whole = self._convex(path, desc, body, authored_points * scale, rotation, position)
+        if whole is None:
+            return []
+        counts = prim.GetAttribute("faceVertexCounts").Get() or []
+        indices = prim.GetAttribute("faceVertexIndices").Get() or []
+        try:
+            triangles = triangulate(counts, indices)
+        except ValueError as exc:
+            raise PhysicsImportError(path, f"mesh {exc}") from exc
+        if len(triangles) and (triangles.min() < 0 or triangles.max() >= len(authored_points)):
+            raise PhysicsImportError(path, "mesh faceVertexIndices out of range of its points")
+        if len(triangles) == 0:
+            self.warnings.append(f"{path}: convexDecomposition of a mesh without faces collides as its convex hull")
+            return [whole]
+        pieces = convex_pieces(authored_points, triangles, *decomposition_limits(prim))
+        made = [self._convex(path, desc, body, piece * scale, rotation, position, quiet=True) for piece in pieces]
+        return [c for c in made if c is not None] or [whole]
 
     def _dynamic(self, body: str | None) -> bool:
         return body is not None and not self.bodies[body].kinematic

@@ -8,8 +8,8 @@ and MassAPI to the caller.
   solids of revolution whose squared radius is piecewise quadratic along the axis, so a 3-point
   Gauss-Legendre rule per piece integrates them exactly; one routine serves them all.
 - Meshes use the divergence theorem over signed tetrahedra (winding may be outward or inward). The
-  hull-based approximations PhysX cooks (convexHull, convexDecomposition, meshSimplification, sdf)
-  all use the convex hull of the points: a decomposition's pieces are approximated by their hull.
+  hull-based approximations PhysX cooks (convexHull, meshSimplification, sdf) use the convex hull of
+  the points; convexDecomposition sums its convex pieces (usdart.usd.importer.decomposition).
 - Scale follows PhysX: boxes, spheres and meshes take the collider's full linear transform relative
   to the body frame exactly (a sphere under non-uniform scale becomes an ellipsoid); capsules,
   cylinders and cones scale their radius by the larger of the two perpendicular scales and their
@@ -18,6 +18,7 @@ and MassAPI to the caller.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ import numpy as np
 from pxr import Usd, UsdGeom
 
 from ...core.frames import decompose, homogeneous, usd_to_column
+from .decomposition import convex_pieces, decomposition_limits
 
 _AXES = {"X": 0, "Y": 1, "Z": 2}
 _GAUSS_X = np.array([-math.sqrt(0.6), 0.0, math.sqrt(0.6)])  # 3-point Gauss-Legendre: exact to degree 5
@@ -417,6 +419,8 @@ def _mesh(prim: Usd.Prim, time) -> MassProperties:
         return _bounding_box(points)
     if approximation == "boundingSphere":
         return _bounding_sphere(points)
+    if approximation == "convexDecomposition":
+        return _decomposed(prim, points, time)
     if approximation in _HULL_APPROXIMATIONS:
         return _hull(points)
     if approximation != "none":
@@ -428,6 +432,22 @@ def _mesh(prim: Usd.Prim, time) -> MassProperties:
     if _is_closed(welded):
         return closed_triangle_mesh(unique, welded)
     return _hull(points)  # an open surface has no inside: take the solid PhysX would cook for a dynamic body
+
+
+def _decomposed(prim: Usd.Prim, points: np.ndarray, time) -> MassProperties:
+    """The solid of the convex pieces PhysX cooks for convexDecomposition (usdart.usd.importer.decomposition:
+    the pieces the colliders get), as PhysX sums its pieces' mass; a mesh without faces is its hull."""
+    whole = _hull(points)  # raises for points without a volume, as the colliders warn
+    triangles = triangulate(_value(prim, "faceVertexCounts", time), _value(prim, "faceVertexIndices", time))
+    if len(triangles) and (triangles.min() < 0 or triangles.max() >= len(points)):
+        raise ValueError(f"faceVertexIndices out of range for {len(points)} points")
+    if len(triangles) == 0:
+        return whole
+    solids = []
+    for piece in convex_pieces(points, triangles, *decomposition_limits(prim)):
+        with contextlib.suppress(ValueError):  # a flat piece has no volume (the colliders leave it out too)
+            solids.append(_hull(piece))
+    return combine(solids) if solids else whole
 
 
 def _exact_local(prim: Usd.Prim, time) -> MassProperties | None:
