@@ -174,6 +174,34 @@ def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
     assert np.abs(ant.state.q[0] - theirs["joint_position"][-1]).max() < 0.01
 
 
+def test_the_ant_never_put_to_sleep_stands_on_its_ankle_limits_as_in_physx(tmp_path):
+    """The same drop with sleeping off in both (sleepThreshold 0): the ant creeps down onto its ankle limits
+    (30 deg) in both, and stands there as PhysX's does: torso height within 1e-4 m (measured 5e-7 m), across
+    within 2e-4 m (1.1e-4: PhysX's torso drifts that far sideways), joints within 1e-4 rad (5.6e-5). The creep
+    itself runs at a different pace (PhysX's is up to 18 % faster: 1.3 mm apart at its largest, step 58), which
+    is what lets usdart's ant fall asleep first in the test above."""
+    from contact_stages import ant_on_plane
+    from physx_runner import run_physx
+
+    path = str(ant_on_plane(tmp_path / "ant_awake.usda", sleep_threshold=0.0))
+    rate, steps = 60, 120
+    theirs = run_physx(path, 1.0 / rate, steps, solver="TGS")
+    scene = usdart.load(path)
+    scene.time_step = 1.0 / rate
+    ant = scene.articulations[0]
+    torso = np.zeros((steps, 3))
+    for k in range(steps):
+        scene.step()
+        torso[k] = ant.link_transforms()[0, :3]
+    their_torso = theirs["link_pose"][:, 0, :3]
+    assert np.abs(torso[:, 2] - their_torso[:, 2]).max() < 2e-3  # the creep
+    assert abs(torso[-1, 2] - their_torso[-1, 2]) < 1e-4
+    assert np.abs(torso[-1, :2] - their_torso[-1, :2]).max() < 2e-4
+    assert np.abs(ant.state.q[0] - theirs["joint_position"][-1]).max() < 1e-4
+    ankles = np.abs(ant.state.q[0, 4:])
+    assert ankles == pytest.approx(np.radians(30.0), abs=1e-3)  # on their limits
+
+
 SAMPLE_BODIES = ["stack_0", "stack_1", "stack_2", "dropped_box", "rubber_ball", "ball", "capsule"]
 
 
