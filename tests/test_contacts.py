@@ -459,9 +459,8 @@ def test_a_resting_box_falls_asleep_and_a_box_dropped_on_it_wakes_it():
 
 def test_a_stack_of_ten_boxes_stands_for_ten_seconds():
     """Ten 0.2 m boxes placed exactly touching on a plane (sleeping off, TGS 60 Hz): after 10 s every box is
-    still at its height (within 2 mm: the stack settles by 1.1 mm) and none has slid off the one below
-    (PhysX's top box drifts sideways by 6 mm at most; usdart's by 5 cm: tall stacks are noisier in its
-    Gauss-Seidel passes, an open difference; with 64 iterations 5 mm)."""
+    still at its height (within 2 mm: the stack settles by 1.1 mm) and within 1 cm of the stack's axis
+    (measured 1.8 mm at the end, 4.7 mm at most on the way; PhysX's 2.7 and 6.1 mm on the same stage)."""
     stage = contact_stage()
     ground(stage, "plane")
     for k in range(10):
@@ -471,7 +470,7 @@ def test_a_stack_of_ten_boxes_stands_for_ten_seconds():
     scene.step(600)
     poses = np.array([scene.body_transform(f"/World/b{k}") for k in range(10)])
     assert np.abs(poses[:, 2] - (0.1 + 0.2 * np.arange(10))).max() < 2e-3
-    assert np.abs(np.diff(poses[:, :2], axis=0)).max() < 0.05  # each on the one below (half width 0.1 m)
+    assert np.abs(poses[:, :2]).max() < 0.01
 
 
 def test_a_reset_scene_repeats_its_contacts_exactly():
