@@ -556,6 +556,36 @@ def test_free_body_without_inertia_about_one_axis():
     assert msg.startswith("/World/b:") and "no inertia about some axis" in msg
 
 
+def test_free_body_too_small_for_its_mass_is_refused_where_a_nanometre_ball_went_nan():
+    """A 1 kg ball whose collider is 1 nm across (inertia 4e-19 kg m^2) went NaN in its first step (the
+    solver holds inertia about the world origin, next to m |c|^2); it is refused at import, naming the body."""
+    from contact_stages import collider, contact_stage, dynamic_body
+
+    st = contact_stage()
+    dynamic_body(st, "/World/b", pos=(0, 0, 1))
+    collider(st, "/World/b/ball", "sphere", 1e-9)
+    msg = stage_error(st)
+    assert msg.startswith("/World/b:") and "inertia is too small to simulate next to its mass" in msg
+
+
+def test_a_light_bead_a_kilometre_out_falls_as_one_at_the_origin():
+    """The check above is not stricter than the solver: a 1 g, 3 mm bead 1 km from the origin (its inertia
+    4e-12 of m |c|^2) loads and falls exactly as the same bead at the origin (translation invariance),
+    to 1e-9 m over 1 s."""
+    from contact_stages import collider, contact_stage, dynamic_body
+
+    falls = []
+    for x in (0.0, 1000.0):
+        st = contact_stage()
+        dynamic_body(st, "/World/b", pos=(x, 0, 1), mass=0.001)
+        collider(st, "/World/b/bead", "sphere", 0.003)
+        scene = usdart.load(st)
+        scene.step(60)
+        falls.append(scene.body_transform("/World/b")[:3] - (x, 0, 1))
+    assert falls[0][2] < -4.0  # it fell
+    assert np.abs(falls[1] - falls[0]).max() < 1e-9
+
+
 def test_world_joint_carrying_a_tendon_attachment_is_not_an_attachment_link():
     """A revolute joint to the world makes a static anchor link named after the joint; an attachment API on
     that joint prim belongs to no body and is left out (as a stray API), not a KeyError."""

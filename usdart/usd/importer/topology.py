@@ -32,8 +32,9 @@ import numpy as np
 from pxr import Sdf
 
 from ...core.description import ArticulationDesc, BodyDesc, JointDesc
+from ...core.frames import quat_to_matrix
 from ...errors import PhysicsImportError
-from .movability import RELATIVE_ZERO, check_articulation_can_move
+from .movability import RELATIVE_ZERO, RESOLVED, check_articulation_can_move
 
 _API_ON_JOINT, _API_ON_BODY, _API_ON_ANCESTOR = 0, 1, 2
 
@@ -249,12 +250,23 @@ def _joint_path(edge) -> Sdf.Path:
 
 
 def check_free_body(body: BodyDesc) -> None:
-    """A free body needs mass and an inertia that is positive about every axis (it may turn about any)."""
+    """A free body needs mass and an inertia that is positive about every axis (it may turn about any), and
+    large enough for float64 to keep next to its mass where it is (movability.RESOLVED)."""
     moments = np.linalg.eigvalsh(0.5 * (body.inertia + body.inertia.T))
+    listed = ", ".join(f"{m:g}" for m in moments)
     if body.mass <= 0 or moments.min() <= RELATIVE_ZERO * max(moments.max(), 0.0):
         raise PhysicsImportError(
             body.path,
             f"rigid body has zero mass or no inertia about some axis (mass {body.mass:g} kg, principal moments "
-            f"{', '.join(f'{m:g}' for m in moments)} kg m^2; author physics:mass and physics:diagonalInertia, "
-            "or give it a collider)",
+            f"{listed} kg m^2; author physics:mass and physics:diagonalInertia, or give it a collider)",
+        )
+    rotation = quat_to_matrix(body.pose.orientation)
+    distance = float(np.linalg.norm(body.pose.position + rotation @ body.com))
+    if moments.min() < RESOLVED * body.mass * max(distance * distance, 1.0):
+        raise PhysicsImportError(
+            body.path,
+            f"rigid body's inertia is too small to simulate next to its mass (mass {body.mass:g} kg, principal "
+            f"moments {listed} kg m^2, {distance:g} m from the world origin, about which the solver holds it: "
+            "a radius of gyration under 3e-7 of that distance or of 1 m); author a physical "
+            "physics:diagonalInertia or a larger collider",
         )
