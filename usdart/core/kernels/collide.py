@@ -6,8 +6,9 @@ linear), planes tested against every moving shape. A pair needs at least one sid
 PhysX's filters in order: the same link never meets itself, links of one articulation only with self
 collisions on and never parent with child, collision groups, then the model's excluded pairs
 (FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal
-(a mesh's: its triangles'), each point on B's surface (general convex pairs: on the reference face, A's or
-B's), the normal from B toward A, a pair's sides ordered by shape type (sphere,
+(a mesh's: its triangles'), each point where PhysX puts it: on B's surface, but on A's for a sphere or capsule
+against a plane or capsule (general convex pairs: on the reference face, A's or B's), the normal from B
+toward A, a pair's sides ordered by shape type (sphere,
 capsule, box, cylinder, cone, convex hull, static triangle mesh, plane: the lower type is A); points up to
 the pair's contact distance apart count (speculative contacts). Box pairs are in
 usdart.core.kernels.box_contacts, pairs with a cylinder, cone, hull or mesh (GJK, EPA and feature clipping)
@@ -83,9 +84,11 @@ def write_point(out, k, px, py, pz, nx, ny, nz, sep):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
-def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k):
+def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k, on_a):
     """Sphere A at a against sphere B at b: one point (at out row k) when closer than margin; returns the
-    number written. Concentric spheres push apart along +z."""
+    number written. Concentric spheres push apart along +z. The point is on B's surface (on_a 0.0: PhysX's
+    sphere pair) or on A's (1.0: PhysX's sphere or capsule against a capsule); a speculative contact's lever
+    arms differ by the gap."""
     dx, dy, dz = ax - bx, ay - by, az - bz
     dist = math.sqrt(dx * dx + dy * dy + dz * dz)
     sep = dist - ra - rb
@@ -95,7 +98,8 @@ def sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, k):
         nx, ny, nz = dx / dist, dy / dist, dz / dist
     else:
         nx, ny, nz = 0.0, 0.0, 1.0
-    write_point(out, k, bx + nx * rb, by + ny * rb, bz + nz * rb, nx, ny, nz, sep)
+    lift = rb + on_a * sep
+    write_point(out, k, bx + nx * lift, by + ny * lift, bz + nz * lift, nx, ny, nz, sep)
     return 1
 
 
@@ -112,7 +116,7 @@ def sphere_capsule(pa, ra, rot_b, pb, rb, hb, margin, out):
     ux, uy, uz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
     s = segment_param(pa[0], pa[1], pa[2], pb[0], pb[1], pb[2], ux, uy, uz, hb)
     return sphere_sphere(
-        pa[0], pa[1], pa[2], ra, pb[0] + s * ux, pb[1] + s * uy, pb[2] + s * uz, rb, margin, out, np.int64(0)
+        pa[0], pa[1], pa[2], ra, pb[0] + s * ux, pb[1] + s * uy, pb[2] + s * uz, rb, margin, out, np.int64(0), 1.0
     )
 
 
@@ -137,7 +141,7 @@ def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
                 qx, qy, qz = pb[0] + t * vx, pb[1] + t * vy, pb[2] + t * vz
                 s = segment_param(qx, qy, qz, pa[0], pa[1], pa[2], ux, uy, uz, ha)
                 ax, ay, az = pa[0] + s * ux, pa[1] + s * uy, pa[2] + s * uz
-                n += sphere_sphere(ax, ay, az, ra, qx, qy, qz, rb, margin, out, n)
+                n += sphere_sphere(ax, ay, az, ra, qx, qy, qz, rb, margin, out, n, 1.0)
             return n
         s = -ha if e - ha > hb else ha  # the nearer end of A
         t = hb if e - ha > hb else -hb
@@ -147,7 +151,7 @@ def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
         s = min(max(b * t - d, -ha), ha)
     ax, ay, az = pa[0] + s * ux, pa[1] + s * uy, pa[2] + s * uz
     bx, by, bz = pb[0] + t * vx, pb[1] + t * vy, pb[2] + t * vz
-    return sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, np.int64(0))
+    return sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, np.int64(0), 1.0)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
@@ -157,12 +161,15 @@ def plane_distance(rot_b, pb, x, y, z):
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def point_plane(x, y, z, radius, rot_b, pb, margin, out, k):
-    """A sphere of `radius` at (x, y, z) against plane B (normal: B's local x): one point when within margin."""
+    """A sphere of `radius` at (x, y, z) against plane B (normal: B's local x): one point when within margin,
+    on the sphere (PhysX's sphere and capsule against a plane), which for radius 0 (a box's or hull's corner)
+    is the plane (PhysX's, projected there)."""
     nx, ny, nz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
     dist = plane_distance(rot_b, pb, x, y, z)
     if dist - radius >= margin:
         return 0
-    write_point(out, k, x - nx * dist, y - ny * dist, z - nz * dist, nx, ny, nz, dist - radius)
+    drop = radius if radius > 0.0 else dist
+    write_point(out, k, x - nx * drop, y - ny * drop, z - nz * drop, nx, ny, nz, dist - radius)
     return 1
 
 
@@ -326,7 +333,7 @@ def simple_manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, 
             return capsule_plane(rot_a, pa, ra, par_a[SP_SIZE1], rot_b, pb, margin, out)
         return box_plane(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, margin, candidates, out)
     if type_b == SHAPE_SPHERE:
-        return sphere_sphere(pa[0], pa[1], pa[2], ra, pb[0], pb[1], pb[2], rb, margin, out, np.int64(0))
+        return sphere_sphere(pa[0], pa[1], pa[2], ra, pb[0], pb[1], pb[2], rb, margin, out, np.int64(0), 0.0)
     if type_b == SHAPE_CAPSULE:
         if type_a == SHAPE_SPHERE:
             return sphere_capsule(pa, ra, rot_b, pb, rb, par_b[SP_SIZE1], margin, out)
