@@ -29,6 +29,7 @@ from contact_stages import (  # noqa: E402
     save,
 )
 from physx_runner import run_physx_bodies, run_usdart_bodies  # noqa: E402
+from pxr import UsdGeom  # noqa: E402
 
 import usdart  # noqa: E402
 
@@ -140,26 +141,45 @@ def test_restitution_combine_as_in_physx(tmp_path):
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
 
 
-@pytest.mark.parametrize("iterations", [1, 16])
-def test_a_ball_thrown_onto_the_ground_rolls_away_as_in_physx(tmp_path, iterations):
-    """A 0.1 m ball thrown at 2 m/s from 0.6 m onto the ground (e 0, mu 0.5, no damping; 60 Hz, 1 or 16
-    position iterations): friction at its contact point stops its slip within the landing step, keeping
-    its angular momentum about that point, so it rolls away at 5/7 of 2 m/s (to 1e-4) as PhysX's does (every
-    pose within 1e-4 m). The landing contact is speculative, the ball still above the ground at the step
-    start: PhysX puts the point on the ball, and with it on the ground (0.03 m below) the friction's lever
-    arm was too long; usdart's ball rolled off at 1.3252 (1 iteration) and 1.4494 m/s (16)."""
+THROWN = [("sphere", "plane", 1)] + [
+    (s, g, 16) for s in ("sphere", "capsule") for g in ("plane", "box", "hull", "mesh")
+]
+
+
+@pytest.mark.parametrize("shape, under, iterations", THROWN)
+def test_a_ball_or_capsule_thrown_onto_the_ground_rolls_away_as_in_physx(tmp_path, shape, under, iterations):
+    """A 0.1 m ball, or a capsule lying across its path, thrown at 2 m/s from 0.6 m onto a plane, a box, a
+    hull or a triangle-mesh ground (e 0, mu 0.5, no damping; 60 Hz, 1 or 16 position iterations): friction
+    at its contact point stops its slip within the landing step, keeping its angular momentum about that
+    point, so it rolls away at 2 / (1 + I / m r^2) m/s (to 1e-4: 5/7 of 2 for the ball), as PhysX's does
+    (every pose within 1e-4 m). The landing contact is speculative, the body still above the ground at the
+    step start: PhysX puts the point on the ball or capsule, and with it on the ground (0.03 m below) the
+    friction's lever arm was too long: usdart's ball rolled off the plane at 1.3252 (1 iteration) and
+    1.4494 m/s (16). Against a box PhysX puts a ball's point on the box: its ball and usdart's roll off at
+    1.4525 m/s."""
     stage = contact_stage()
     material(stage, "/World/mat", 0.5, 0.5, 0.0)
-    ground(stage, "plane", "/World/mat")
+    if under in ("plane", "box"):
+        ground(stage, under, "/World/mat")
+    elif under == "hull":
+        bind(prism_mesh(stage, "/World/ground", sides=6, radius=4.0, half_height=0.5, pos=(0, 0, -0.5)), "/World/mat")
+    else:
+        bind(grid_mesh(stage, "/World/ground", size=8.0, cells=4), "/World/mat")
     dynamic_body(
         stage, "/World/body", pos=(0, 0, 0.6), velocity=(2.0, 0, 0), sleep=False,
         solverPositionIterationCount=iterations, angularDamping=0.0,
     )  # fmt: skip
-    collider(stage, "/World/body/geom", "sphere", 0.1, material_path="/World/mat")
+    body = collider(stage, "/World/body/geom", shape, 0.1, material_path="/World/mat")
+    if shape == "capsule":
+        UsdGeom.Capsule(body).GetAxisAttr().Set("Y")
+    path = save(stage, tmp_path / "thrown.usda")
     rate = 60
-    theirs, ours = both(save(stage, tmp_path / "thrown.usda"), rate, 30)
-    assert (ours[-1, 0] - ours[-2, 0]) * rate == pytest.approx(2.0 * 5 / 7, abs=1e-4)
+    theirs, ours = both(path, rate, 30)
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
+    if under != "box" or shape == "capsule":
+        desc = usdart.load(path).description.bodies["/World/body"]
+        rolling = 2.0 / (1.0 + desc.inertia[1, 1] / (desc.mass * 0.1**2))
+        assert (ours[-1, 0] - ours[-2, 0]) * rate == pytest.approx(rolling, abs=1e-4)
 
 
 def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
@@ -246,7 +266,6 @@ def test_the_contacts_sample_runs_as_in_physx():
 def octagon_prism_stage(tmp_path, approximation, tilt):
     """A body whose collider is a mesh (an octagonal prism, radius 0.1 m, height 0.2 m) with the given
     physics:approximation, dropped from 0.5 m tilted `tilt` degrees about X onto a plane."""
-    from pxr import UsdGeom
 
     stage = contact_stage()
     ground(stage, "plane")

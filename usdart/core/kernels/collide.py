@@ -6,11 +6,12 @@ linear), planes tested against every moving shape. A pair needs at least one sid
 PhysX's filters in order: the same link never meets itself, links of one articulation only with self
 collisions on and never parent with child, collision groups, then the model's excluded pairs
 (FilteredPairsAPI, jointed bodies). Narrow phase: up to MANIFOLD_POINTS points per pair with one normal
-(a mesh's: its triangles'), each point where PhysX puts it: on B's surface, but on A's for a sphere or capsule
-against a plane or capsule (general convex pairs: on the reference face, A's or B's), the normal from B
-toward A, a pair's sides ordered by shape type (sphere,
-capsule, box, cylinder, cone, convex hull, static triangle mesh, plane: the lower type is A); points up to
-the pair's contact distance apart count (speculative contacts). Box pairs are in
+(a mesh's: its triangles'), each point where PhysX puts it: a sphere's or capsule's against a plane, a
+capsule, a hull or a mesh, and a capsule's against a box, on the sphere or capsule (A); the other pairs' on
+B's surface (pairs with a cylinder or cone: on the reference face, A's or B's); the normal from B toward A,
+a pair's sides ordered by shape type (sphere, capsule, box, cylinder, cone, convex hull, static triangle
+mesh, plane: the lower type is A); points up to the pair's contact distance apart count (speculative
+contacts). Box pairs are in
 usdart.core.kernels.box_contacts, pairs with a cylinder, cone, hull or mesh (GJK, EPA and feature clipping)
 in usdart.core.kernels.convex.
 """
@@ -26,6 +27,7 @@ from numba import njit
 from ..layout import (
     CC_DROPPED,
     CC_POINTS,
+    CG_NORMAL,
     CG_POINT,
     CG_SEPARATION,
     L_PARENT,
@@ -299,7 +301,20 @@ def manifold(
             face_vertex, margin, epa_point, epa_weight, epa_face, epa_plane, epa_edge, polygon, candidates,
         )  # fmt: skip
     band = min(par_a[SP_CONTACT_OFFSET], par_b[SP_CONTACT_OFFSET])
-    return keep_four(candidates, near_deepest(candidates, n, band), out)
+    n = keep_four(candidates, near_deepest(candidates, n, band), out)
+    if type_a <= SHAPE_CAPSULE and (type_b == SHAPE_CONVEX or type_b == SHAPE_MESH):
+        onto_a(out, n)
+    return n
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def onto_a(points, n):
+    """Moves each of the n points from B's surface to A's (by its separation along the normal, which points
+    toward A): PhysX puts a sphere's or capsule's points against a box, hull or mesh on the sphere or capsule."""
+    for k in range(n):
+        sep = points[k, CG_SEPARATION]
+        for c in range(3):
+            points[k, CG_POINT + c] += sep * points[k, CG_NORMAL + c]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
@@ -342,7 +357,9 @@ def simple_manifold(type_a, type_b, par_a, par_b, rot_a, pa, rot_b, pb, margin, 
     if type_a == SHAPE_SPHERE:
         return sphere_box(pa, ra, rot_b, pb, half_b, margin, out)
     if type_a == SHAPE_CAPSULE:
-        return capsule_box(rot_a, pa, ra, par_a[SP_SIZE1], rot_b, pb, half_b, margin, scratch, out)
+        n = capsule_box(rot_a, pa, ra, par_a[SP_SIZE1], rot_b, pb, half_b, margin, scratch, out)
+        onto_a(out, n)
+        return n
     return box_box(rot_a, pa, par_a[SP_SIZE0 : SP_SIZE2 + 1], rot_b, pb, half_b, margin, scratch, out)
 
 
