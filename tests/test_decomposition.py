@@ -191,3 +191,21 @@ def test_the_import_report_says_which_decomposition_settings_shape_the_pieces(tm
     for name in ["physics:approximation", *limits]:
         assert fate[name] == ("used", "")
     assert fate["physxConvexDecompositionCollision:shrinkWrap"] == ("ignored", VHACD_REASON)
+
+
+def test_a_damaged_cache_file_is_made_again(tmp_path, monkeypatch):
+    """A cache file cut short, or holding pieces that are not pieces (NaN), is decomposed again and replaced:
+    the channel still collides as its three boxes."""
+    path = channel_with_ball(tmp_path, dynamic=False)
+    usdart.load(path)
+    (cached,) = (tmp_path / "cache" / "usdart" / "decompositions").glob("*.npz")
+    for damage in (cached.read_bytes()[:40], None):
+        if damage is None:
+            np.savez(cached, vertices=np.full((12, 3), np.nan), counts=np.array([4, 4, 4]))
+        else:
+            cached.write_bytes(damage)
+        monkeypatch.setattr(decomposition, "_memory", {})
+        pieces = [c for c in usdart.load(path).description.colliders if c.path == "/World/channel"]
+        assert len(pieces) == 3 and all(np.all(np.isfinite(c.hull)) for c in pieces)
+        with np.load(cached) as data:
+            assert np.all(np.isfinite(data["vertices"]))  # replaced

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -86,13 +87,16 @@ def _version() -> bytes:
 
 
 def _read(key: str) -> list[np.ndarray] | None:
-    """The cached pieces, or None when there are none (or the file is unreadable: it is then remade)."""
+    """The cached pieces, or None when there are none (or the file is unreadable or not pieces: they are then
+    made again and the file replaced)."""
     try:
         with np.load(cache_folder() / f"{key}.npz") as data:
             vertices, counts = data["vertices"], data["counts"]
-    except (OSError, KeyError, ValueError):
+    except (OSError, EOFError, KeyError, ValueError, zipfile.BadZipFile):
         return None
-    if counts.sum() != len(vertices) or vertices.ndim != 2 or vertices.shape[1] != 3:
+    if vertices.ndim != 2 or vertices.shape[1] != 3 or counts.ndim != 1 or np.any(counts < 4):
+        return None
+    if counts.sum() != len(vertices) or not np.all(np.isfinite(vertices)):
         return None
     return np.split(vertices.astype(np.float64), np.cumsum(counts)[:-1])
 
