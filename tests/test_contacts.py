@@ -537,8 +537,8 @@ def test_the_ant_stands_on_its_feet_as_mujocos_ant(tmp_path):
     """The converted ant (self-collisions off, as its MJCF has them; never asleep, as MuJoCo never sleeps)
     and MuJoCo's ant on the model it was converted from, both placed at the MJCF's own start (torso at
     0.55 m, ankles at +-1 rad) above a plane, 0.25 s at 60 Hz: each stands on the same four feet (the ankle
-    capsules), with the same ankle angles (measured 0.03-0.16 deg apart) and the torso at the same height
-    above its feet' contact distance (4e-4 m apart). The contact distances themselves differ by design:
+    capsules), with the same joint angles (measured 0.01-0.24 deg apart) and the torso at the same height
+    above its feet' contact distance (9e-4 m apart). The contact distances themselves differ by design:
     usdart keeps the 1 cm gap the converter authors (newton:contactMargin, which PhysX reads as the rest
     offset), MuJoCo's soft contacts balance the weight at 1.78 cm; later MuJoCo's feet creep outward (its
     friction is soft: the ankles fold 4.8 deg in 4 s), usdart's hold."""
