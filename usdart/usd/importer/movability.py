@@ -20,8 +20,9 @@ from ...errors import PhysicsImportError
 RELATIVE_ZERO = 1e-10  # an inertia this small next to the articulation's largest is none
 # The solver holds a body's inertia about the world origin, where its own moments I add to m |c|^2 (c its
 # centre of mass): measured, a free body's step is NaN once I / m < 1e-16 max(|c|^2, 1 m^2) (a 1 kg ball of a
-# 1 nm collider 1 m up; 1e-8 kg m^2 on 1 kg 100 km out). Below this fraction it keeps under three digits.
-RESOLVED = 1e-13
+# 1 nm collider 1 m up; 1e-8 kg m^2 on 1 kg 100 km out). Below this fraction (a hundred times that) it keeps
+# under two digits of it; above, it is simulated.
+RESOLVED = 1e-14
 
 
 def check_articulation_can_move(art: ArticulationDesc) -> None:

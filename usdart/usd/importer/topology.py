@@ -267,6 +267,6 @@ def check_free_body(body: BodyDesc) -> None:
             body.path,
             f"rigid body's inertia is too small to simulate next to its mass (mass {body.mass:g} kg, principal "
             f"moments {listed} kg m^2, {distance:g} m from the world origin, about which the solver holds it: "
-            "a radius of gyration under 3e-7 of that distance or of 1 m); author a physical "
+            "a radius of gyration under 1e-7 of that distance or of 1 m); author a physical "
             "physics:diagonalInertia or a larger collider",
         )
