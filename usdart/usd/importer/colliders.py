@@ -34,7 +34,7 @@ from ...core.description import COMBINE_MODES, BodyDesc, ColliderDesc, MaterialD
 from ...core.frames import decompose, matrix_to_quat, quat_to_matrix
 from ...errors import PhysicsImportError
 from .decomposition import convex_pieces, decomposition_limits
-from .shape_mass import convex_hull, triangulate
+from .shape_mass import convex_hull, mesh_triangles
 from .transforms import WorldTransforms
 from .usd_values import authored, read
 
@@ -249,11 +249,9 @@ class Colliders:
         counts = prim.GetAttribute("faceVertexCounts").Get() or []
         indices = prim.GetAttribute("faceVertexIndices").Get() or []
         try:
-            triangles = triangulate(counts, indices)
+            triangles = mesh_triangles(counts, indices, len(authored_points))
         except ValueError as exc:
             raise PhysicsImportError(path, f"mesh {exc}") from exc
-        if len(triangles) and (triangles.min() < 0 or triangles.max() >= len(authored_points)):
-            raise PhysicsImportError(path, "mesh faceVertexIndices out of range of its points")
         if len(triangles) == 0:
             self.warnings.append(f"{path}: convexDecomposition of a mesh without faces collides as its convex hull")
             return [whole]

@@ -199,6 +199,14 @@ def triangulate(face_vertex_counts, face_vertex_indices) -> np.ndarray:
     return np.stack([indices[first], indices[first + k], indices[first + k + 1]], axis=1)
 
 
+def mesh_triangles(face_vertex_counts, face_vertex_indices, point_count: int) -> np.ndarray:
+    """triangulate, refusing (ValueError) faces that index past the mesh's `point_count` points."""
+    triangles = triangulate(face_vertex_counts, face_vertex_indices)
+    if len(triangles) and (triangles.min() < 0 or triangles.max() >= point_count):
+        raise ValueError(f"faceVertexIndices out of range for {point_count} points")
+    return triangles
+
+
 def closed_triangle_mesh(points, triangles) -> MassProperties:
     """Divergence theorem: sum of signed tetrahedra (origin, a, b, c); the sign of the total fixes the winding.
 
@@ -425,9 +433,9 @@ def _mesh(prim: Usd.Prim, time) -> MassProperties:
         return _hull(points)
     if approximation != "none":
         raise ValueError(f"unknown physics:approximation '{approximation}'")
-    triangles = triangulate(_value(prim, "faceVertexCounts", time), _value(prim, "faceVertexIndices", time))
-    if len(triangles) and (triangles.min() < 0 or triangles.max() >= len(points)):
-        raise ValueError(f"faceVertexIndices out of range for {len(points)} points")
+    triangles = mesh_triangles(
+        _value(prim, "faceVertexCounts", time), _value(prim, "faceVertexIndices", time), len(points)
+    )
     unique, welded = _weld(points, triangles)
     if _is_closed(welded):
         return closed_triangle_mesh(unique, welded)
@@ -438,9 +446,9 @@ def _decomposed(prim: Usd.Prim, points: np.ndarray, time) -> MassProperties:
     """The solid of the convex pieces PhysX cooks for convexDecomposition (usdart.usd.importer.decomposition:
     the pieces the colliders get), as PhysX sums its pieces' mass; a mesh without faces is its hull."""
     whole = _hull(points)  # raises for points without a volume, as the colliders warn
-    triangles = triangulate(_value(prim, "faceVertexCounts", time), _value(prim, "faceVertexIndices", time))
-    if len(triangles) and (triangles.min() < 0 or triangles.max() >= len(points)):
-        raise ValueError(f"faceVertexIndices out of range for {len(points)} points")
+    triangles = mesh_triangles(
+        _value(prim, "faceVertexCounts", time), _value(prim, "faceVertexIndices", time), len(points)
+    )
     if len(triangles) == 0:
         return whole
     solids = []
