@@ -182,19 +182,12 @@ def test_a_ball_or_capsule_thrown_onto_the_ground_rolls_away_as_in_physx(tmp_pat
         assert (ours[-1, 0] - ours[-2, 0]) * rate == pytest.approx(rolling, abs=1e-4)
 
 
-def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
-    """The converted MuJoCo ant (tests/data/ant_free: capsule legs, a sphere torso overlapping its upper legs,
-    self-collisions on as PhysX defaults them) dropped on a plane, TGS at 60 Hz for 2 s: it lands on its feet,
-    creeps down onto its ankle limits (newton:damping, viscous joint friction, slows it), falls asleep (usdart
-    on step 72, PhysX on 73) and stands as PhysX's: torso height within 1e-4 m (measured 4.5e-7 m), across
-    within 2e-4 m (1.2e-4), joints within 1e-4 rad (3.3e-5); on the way within 2 mm (0.9 mm, the creep).
-    Until the feet's contact points sat on the capsules as PhysX puts them (not on the plane, 1 cm below: the
-    converter's newton:contactMargin rests them that high), usdart's ant crept 15-20 % slower and fell asleep
-    on step 41, 5.7 mm higher."""
-    from contact_stages import ant_on_plane
+def ant_drop_stands_as_in_physx(path):
+    """The ant of `path` dropped and stepped 2 s at 60 Hz (TGS) in ovphysx and usdart: the torso within 2 mm of
+    PhysX's on the way and, at the end, its height within 1e-4 m, across within 2e-4 m (PhysX's torso drifts
+    sideways 1.2e-4), the joints within 1e-4 rad. Returns usdart's ant."""
     from physx_runner import run_physx
 
-    path = str(ant_on_plane(tmp_path / "ant_on_plane.usda"))
     rate, steps = 60, 120
     theirs = run_physx(path, 1.0 / rate, steps, solver="TGS")
     scene = usdart.load(path)
@@ -210,6 +203,21 @@ def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
     assert abs(torso[-1, 2] - their_torso[-1, 2]) < 1e-4
     assert np.abs(torso[-1, :2] - their_torso[-1, :2]).max() < 2e-4
     assert np.abs(ant.state.q[0] - theirs["joint_position"][-1]).max() < 1e-4
+    return ant
+
+
+def test_the_ant_dropped_on_a_plane_stands_as_in_physx(tmp_path):
+    """The converted MuJoCo ant (tests/data/ant_free: capsule legs, a sphere torso overlapping its upper legs,
+    self-collisions on as PhysX defaults them) dropped on a plane, TGS at 60 Hz for 2 s: it lands on its feet,
+    creeps down onto its ankle limits (newton:damping, viscous joint friction, slows it), falls asleep (usdart
+    on step 72, PhysX on 73) and stands as PhysX's: torso height within 1e-4 m (measured 4.5e-7 m), across
+    within 2e-4 m (1.2e-4), joints within 1e-4 rad (3.3e-5); on the way within 2 mm (0.9 mm, the creep).
+    Until the feet's contact points sat on the capsules as PhysX puts them (not on the plane, 1 cm below: the
+    converter's newton:contactMargin rests them that high), usdart's ant crept 15-20 % slower and fell asleep
+    on step 41, 5.7 mm higher."""
+    from contact_stages import ant_on_plane
+
+    ant = ant_drop_stands_as_in_physx(str(ant_on_plane(tmp_path / "ant_on_plane.usda")))
     assert ant.asleep()  # as PhysX's is from step 73
 
 
@@ -219,23 +227,8 @@ def test_the_ant_never_put_to_sleep_stands_on_its_ankle_limits_as_in_physx(tmp_p
     within 2e-4 m (1.2e-4: PhysX's torso drifts that far sideways), joints within 1e-4 rad (3.4e-5). The creep
     runs at nearly PhysX's pace (usdart's 8-20 % faster: 0.9 mm apart at its largest, step 54)."""
     from contact_stages import ant_on_plane
-    from physx_runner import run_physx
 
-    path = str(ant_on_plane(tmp_path / "ant_awake.usda", sleep_threshold=0.0))
-    rate, steps = 60, 120
-    theirs = run_physx(path, 1.0 / rate, steps, solver="TGS")
-    scene = usdart.load(path)
-    scene.time_step = 1.0 / rate
-    ant = scene.articulations[0]
-    torso = np.zeros((steps, 3))
-    for k in range(steps):
-        scene.step()
-        torso[k] = ant.link_transforms()[0, :3]
-    their_torso = theirs["link_pose"][:, 0, :3]
-    assert np.abs(torso[:, 2] - their_torso[:, 2]).max() < 2e-3  # the creep
-    assert abs(torso[-1, 2] - their_torso[-1, 2]) < 1e-4
-    assert np.abs(torso[-1, :2] - their_torso[-1, :2]).max() < 2e-4
-    assert np.abs(ant.state.q[0] - theirs["joint_position"][-1]).max() < 1e-4
+    ant = ant_drop_stands_as_in_physx(str(ant_on_plane(tmp_path / "ant_awake.usda", sleep_threshold=0.0)))
     ankles = np.abs(ant.state.q[0, 4:])
     assert ankles == pytest.approx(np.radians(30.0), abs=1e-3)  # on their limits
 
