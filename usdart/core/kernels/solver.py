@@ -54,6 +54,7 @@ from ..layout import (
     RV_ANCHOR_AXIS,
     RV_ANCHOR_CURVE,
     RV_CFM,
+    RV_DRIFT,
     RV_ERROR,
     RV_LAMBDA,
     RV_MAX_BIAS,
@@ -147,6 +148,36 @@ def joint_geometry(trees, links, dofs, joint_link, joint_frame, j, rot, pos, fra
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def joint_side_drifts(joint_link, j, link_vec, rot, pos, frames, link_drift, out):
+    """out[s] = the drift (kinematics.link_drifts) of joint j's side-s frame origin (frames: world), moving
+    with its link: [linear; angular], 0 where the side is the world."""
+    for s in range(2):
+        li, o = joint_link[j, s], out[s]
+        if li < 0:
+            for a in range(6):
+                o[a] = 0.0
+            continue
+        d, F = link_drift[li], frames[s]
+        x0, x1, x2 = com_position(link_vec, rot, pos, li)
+        r0, r1, r2 = F[0, 3] - x0, F[1, 3] - x1, F[2, 3] - x2
+        o[0] = d[0] + d[4] * r2 - d[5] * r1
+        o[1] = d[1] + d[5] * r0 - d[3] * r2
+        o[2] = d[2] + d[3] * r1 - d[4] * r0
+        o[3], o[4], o[5] = d[3], d[4], d[5]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def row_drift(rv, side_drift):
+    """A joint row's rate from its sides' drifts (joint_side_drifts): along its linear and angular axes
+    (RV_ANCHOR_AXIS, RV_TURN_AXIS), body1's side less body0's, as its Jacobian."""
+    total = 0.0
+    for a in range(3):
+        total += rv[RV_ANCHOR_AXIS + a] * (side_drift[1, a] - side_drift[0, a])
+        total += rv[RV_TURN_AXIS + a] * (side_drift[1, 3 + a] - side_drift[0, 3 + a])
+    return total
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def rigid_side(tree, link, li):
     """True where a joint side is the world or a rigid body outside any articulation (free or kinematic), the
     bodies PhysX's TGS solves joints between with Jacobians that follow the bodies' turn ("non-extended" rows)."""
@@ -213,15 +244,20 @@ def joint_substep(
     jac,
     pj,
     frames,
+    link_drift,
+    elapsed,
 ):
-    """Before each TGS pass: the joint rows in r0..r1-1 brought to the substep's poses as PhysX's TGS does.
-    A linear row sees its anchors' exact motion since the step start (RV_ANCHOR_CURVE: the part its
-    step-start Jacobian misses), so a body swung a long way in a step keeps its distance from the hinge;
-    angular rows their linearised turn. Between free rigid bodies and the world (`rigid_side`) a linear row's
+    """Before each TGS pass (`elapsed` seconds into the step): the joint rows in r0..r1-1 brought to the
+    substep's poses as PhysX's TGS does, RV_ANCHOR_CURVE the part of their error change their step-start
+    Jacobian misses. A rigid body's anchor is followed exactly, so a body swung a long way in a step keeps
+    its distance from the hinge; between free rigid bodies and the world (`rigid_side`) a linear row's
     Jacobian also turns with the bodies (lever arms from the current anchors), is made independent of the
-    joint's angular rows again, and its response is recomputed; rows on articulation links keep their
-    step-start Jacobian, as PhysX's. rot, pos: the step-start link poses; moved: the generalized displacement
-    since then; pj (12 x nv), frames (2 x 4 x 4): scratch."""
+    joint's angular rows again, and its response is recomputed. Rows on articulation links keep their
+    step-start Jacobian and see what PhysX's link motion records: a linear row its anchors' exact motion, an
+    angular row the links' turn as the integral of their solver velocity, which holds each link's drift
+    (link_drifts: c dt, so c dt elapsed more than the generalized displacement gives). rot, pos: the
+    step-start link poses; moved: the generalized displacement since then; pj (12 x nv), frames (2 x 4 x 4):
+    scratch."""
     tree, link, dof, dof_par, link_vec = trees.tree, links.link, dofs.dof, dofs.dof_par, links.link_vec
     v_parent, v_h = trees.v_parent, trees.v_h
     row, joint_link, joint_frame = couplings.row, couplings.joint_link, couplings.joint_frame
@@ -241,6 +277,7 @@ def joint_substep(
         sides = couplings.joint_sides[j]
         rigid = rigid_joint(tree, link, couplings, j)
         d0 = d1 = d2 = 0.0  # B's anchor's motion minus A's (beyond the linearised one where not rigid)
+        e0 = e1 = e2 = 0.0  # B's turn minus A's beyond the linearised one (the links' drift)
         # body0's point: its anchor; a distance joint's between rigid bodies, the point of body0 where body1's
         # anchor was at the step start (PhysX's rAWorld, cB - body0; on the row's line, so only the substeps'
         # turn of its lever tells the two apart)
@@ -296,9 +333,12 @@ def joint_substep(
                     d1 += change
                 else:
                     d2 += change
+            drift = link_drift[li]
+            e0, e1, e2 = e0 + sign * elapsed * drift[3], e1 + sign * elapsed * drift[4], e2 + sign * elapsed * drift[5]
         for k in range(first, last + 1):  # (drive and limit rows too: PhysX's TGS treats every linear row so)
             rv = row_value[k]
             along = rv[RV_ANCHOR_AXIS] * d0 + rv[RV_ANCHOR_AXIS + 1] * d1 + rv[RV_ANCHOR_AXIS + 2] * d2
+            along += rv[RV_TURN_AXIS] * e0 + rv[RV_TURN_AXIS + 1] * e1 + rv[RV_TURN_AXIS + 2] * e2
             if not rigid or row[k, R_AXIS] % 6 >= 3:
                 rv[RV_ANCHOR_CURVE] = along if not rigid else 0.0
                 continue
@@ -431,13 +471,14 @@ def fill_rows(
     cfm_step,
     step,
     broken,
+    link_drift,
 ):
     """Fill rows r0..r1-1 at the step start (after every tree of the island has its factor in H); h the
     rows' time step (PGS: dt; TGS: the substep), solver SOLVER_PGS or SOLVER_TGS (a float: no literal types).
     The rows of a joint that broke (broken[j]) get a zero Jacobian: they apply nothing and weigh nothing."""
     tree, v_parent, v_h = trees.tree, trees.v_parent, trees.v_h
     row, dof, dof_par = couplings.row, dofs.dof, dofs.dof_par
-    c, rel, points = scratch[5], scratch[8], scratch[6:8]
+    c, rel, points, side_drift = scratch[5], scratch[8], scratch[6:8], scratch[10:12]
     first_axis = r0  # the current joint's first row
     extended, joint_mixing = False, 0.0  # the current joint: PhysX's extended joint, its links' largest cfm
     for r in range(r0, r1):
@@ -535,6 +576,7 @@ def fill_rows(
                 joint_geometry(
                     trees, links, dofs, couplings.joint_link, couplings.joint_frame, i, rot, pos, frames, rel, pj, c
                 )
+                joint_side_drifts(couplings.joint_link, i, links.link_vec, rot, pos, frames, link_drift, side_drift)
                 first_axis = r
             t1 = row[r, R_TREE1]
             nvb = tree[t1, T_V1] - tree[t1, T_V0] if t1 >= 0 else 0
@@ -550,6 +592,7 @@ def fill_rows(
             if broken[i]:
                 joint_jacobian(False, 0.0, 0.0, 0.0, pj, sides, nv, nvb, jac, joff, rv)
                 rv[RV_ERROR] = 0.0
+            rv[RV_DRIFT] = row_drift(rv, side_drift)
             rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, r, H, jac, resp)
             if extended and rv[RV_RESPONSE] > TINY_RESPONSE:
                 rv[RV_RESPONSE] += joint_mixing

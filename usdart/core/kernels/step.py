@@ -66,7 +66,7 @@ from .contacts import contact_link_impulses, fill_contacts, mark_broken, pgs_fri
 from .groups import group_pass, solver_groups
 from .integrate import integrate_positions
 from .kinematic import at_target, infinite_mass, reach_target, target_velocity
-from .kinematics import link_velocities, posed_frames, root_com, tree_poses, world_frames
+from .kinematics import link_drifts, link_velocities, posed_frames, root_com, tree_poses, world_frames
 from .momentum import aim_momentum, keep_momentum
 from .rows import LIMIT_ERP
 from .sleep import count_joints, falls_asleep, motion_velocities, pushed, wake_links
@@ -360,6 +360,7 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
     clear_link_rows(tr, t, st.link_impulse[w])  # (record_link_impulses adds the step's)
     if tr[t, T_KINEMATIC] != 0:
         clear_link_rows(tr, t, st.wrench_start[w])
+        clear_link_rows(tr, t, ws.link_drift[w])
         begin_kinematic(m, st, ctl, ws, w, t, dt)
         return
     settings = ctl.tree_settings[t]
@@ -407,9 +408,10 @@ def begin_tree(m, st, ctl, ws, w, t, dt):
         ws.gvel[w],
         ws.gvel_start[w],
     )
+    l0, l1 = tr[t, T_LINK0], tr[t, T_LINK1]
+    link_drifts(lk.link, lk.link_vec, l0, l1, st.link_rot[w], st.link_pos[w], ws.vel[w], dt, ws.link_drift[w])
     copy_link_rows(tr, t, ws.wrench[w], st.wrench_start[w])
     if tr[t, T_FREE_BODY] != 0:  # a rigid body turns as PhysX's rigid bodies do (its own gyroscopic rule)
-        l0 = tr[t, T_LINK0]
         rigid_body_gyroscopic(
             lk.link_rot[l0, INERTIA_COM], st.link_rot[w, l0], dt, lk.link_par[l0, LP_GYROSCOPIC], ws.gvel_start[w],
             ws.gvel[w], tr[t, T_V0] + 3,
@@ -477,6 +479,7 @@ def fill_island(m, st, ctl, ws, w, isl, dt, h, solver):
         ws.cfm_step[w],
         ws.contact_count[w, CC_STEP],
         st.joint_broken[w],
+        ws.link_drift[w],
     )
 
 
@@ -627,16 +630,17 @@ def tgs_prepare(m, st, ctl, ws, w, root, n, dt):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def group_joint_substep(m, st, ws, w, root):
-    """Before a TGS pass: every island's joint rows brought to the substep's poses (`joint_substep`; the link
-    poses are still the step start's)."""
+def group_joint_substep(m, st, ws, w, root, elapsed):
+    """Before a TGS pass, `elapsed` seconds into the step: every island's joint rows brought to the substep's
+    poses (`joint_substep`; the link poses are still the step start's)."""
     island, nxt = m.trees.island, ws.group_next[w]
     k = root
     while k >= 0:
         joint_substep(
             m.trees, m.links, m.dofs, m.couplings, island[k, I_ROW0], island[k, I_ROW1], st.q[w],
             st.joint_quat[w], st.root_pos[w], st.root_quat[w], st.link_rot[w], st.link_pos[w], ws.H[w],
-            ws.gvel_pos[w], ws.row_value[w], ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w],
+            ws.gvel_pos[w], ws.row_value[w], ws.resp[w], ws.jac[w], ws.point_jac[w], ws.frames[w], ws.link_drift[w],
+            elapsed,
         )  # fmt: skip
         k = nxt[k]
 
@@ -663,7 +667,7 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
                     gvel[a] += change[a]
             k = nxt[k]
         if joints:
-            group_joint_substep(m, st, ws, w, root)
+            group_joint_substep(m, st, ws, w, root, s * h)
         group_sweep(m, ctl, ws, w, root, n, dt, s, True, h if spread else 0.0, True)
         k = root
         while k >= 0:
@@ -674,7 +678,7 @@ def tgs(m, st, ctl, ws, w, root, n, n_velocity, dt):
                     moved[a] += gvel[a] * h
             k = nxt[k]
     if joints:
-        group_joint_substep(m, st, ws, w, root)
+        group_joint_substep(m, st, ws, w, root, dt)
     for it in range(n, n + max(n_velocity, 1)):
         if group_sweep(m, ctl, ws, w, root, n, dt, it, True, 0.0, True) < CONVERGED:
             break
