@@ -279,8 +279,9 @@ CONTACT_ROW_COLUMNS = 8  # CR_SLOT: a friction row's patch in work.patch_key / p
     CV_SOFTNESS,
     CV_MIN_NORMAL,
     CV_BROKEN,
+    CV_DRIFT,
     CV_DIRECTION,
-) = range(14)
+) = range(15)
 CV_POINT_A, CV_POINT_B = CV_DIRECTION + 3, CV_DIRECTION + 6  # (3 each)
 CONTACT_VALUE_COLUMNS = CV_POINT_B + 3
 # friction patches kept between steps (PhysX's "strong friction"): work.patch_key (W, P, 2) int64 [shape

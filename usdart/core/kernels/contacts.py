@@ -62,6 +62,7 @@ from ..layout import (
     CS_FRICTION_OFFSET_THRESHOLD,
     CV_BROKEN,
     CV_DIRECTION,
+    CV_DRIFT,
     CV_DYNAMIC_FRICTION,
     CV_LAMBDA,
     CV_MAX_IMPULSE,
@@ -432,6 +433,7 @@ def fill_contacts(
     anchors,
     cfm,
     cfm_step,
+    link_drift,
 ):
     """Rows of the contact points order[c0:c1] (one solver group, a pair's points together) appended to the
     world's contact rows, prepared with the velocity vel (the step's velocity before its constraint
@@ -489,7 +491,8 @@ def fill_contacts(
             v = cval[r]
             set_points(v, x, y, z, x, y, z)
             v[CV_RESPONSE] += pair_cfm
-            vn = row_rate(tree, crow, storage, r, vel)
+            v[CV_DRIFT] = contact_drift(links, shape, a, b, rot, pos, link_drift, n0, n1, n2, x, y, z, x, y, z)
+            vn = row_rate(tree, crow, storage, r, vel) + v[CV_DRIFT]
             pen = g[CG_SEPARATION] - rest
             target, stored = 0.0, pen
             if e > 0.0 and vn < -shapes.settings[CS_BOUNCE_THRESHOLD] and -vn * dt > pen:
@@ -566,8 +569,33 @@ def fill_contacts(
                     v[CV_RATE] = 0.0
                 v[CV_MIN_NORMAL] = min_normal
                 v[CV_TARGET] = d0 * (sb0 - sa0) + d1 * (sb1 - sa1) + d2 * (sb2 - sa2)
+                v[CV_DRIFT] = contact_drift(
+                    links, shape, a, b, rot, pos, link_drift, d0, d1, d2, pa[0], pa[1], pa[2], pb[0], pb[1], pb[2]
+                )
         k = end
     return first
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def point_drift(link_vec, shape, s, rot, pos, link_drift, x, y, z):
+    """The drift (kinematics.link_drifts) of the world point (x, y, z) moving with shape s's articulation link
+    (0 on a free or kinematic body and on the ground)."""
+    if shape[s, S_TREE] < 0 or shape[s, S_ARTICULATED] == 0:
+        return 0.0, 0.0, 0.0
+    li = shape[s, S_LINK]
+    d = link_drift[li]
+    c0, c1, c2 = com_position(link_vec, rot, pos, li)
+    r0, r1, r2 = x - c0, y - c1, z - c2
+    return d[0] + d[4] * r2 - d[5] * r1, d[1] + d[5] * r0 - d[3] * r2, d[2] + d[3] * r1 - d[4] * r0
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def contact_drift(links, shape, a, b, rot, pos, link_drift, d0, d1, d2, ax, ay, az, bx, by, bz):
+    """A contact row's rate (direction d, its points on A and B) from its sides' links' drifts, as PhysX's
+    rows on articulation links see them in the links' solver velocities: A's along d less B's."""
+    a0, a1, a2 = point_drift(links.link_vec, shape, a, rot, pos, link_drift, ax, ay, az)
+    b0, b1, b2 = point_drift(links.link_vec, shape, b, rot, pos, link_drift, bx, by, bz)
+    return d0 * (a0 - b0) + d1 * (a1 - b1) + d2 * (a2 - b2)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -700,6 +728,7 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
                     s += dx
                 else:
                     vn = row_rate(tree, crow, storage, r, gvel)
+                vn += v[CV_DRIFT]
                 if velocity_iteration:
                     s = max(s, 0.0)
                 bias = min(v[CV_MAX_PUSH], -v[CV_RATE] * s)
@@ -726,10 +755,10 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
                 continue
             if tgs:  # the anchor's drift: at the step start, plus what the substeps moved it
                 vt, dx = (vt0, dx0) if axis == 0 else (vt1, dx1)
-                slip = vt - u[CV_TARGET]  # (the surfaces' velocity)
+                slip = vt + u[CV_DRIFT] - u[CV_TARGET]  # (the surfaces' velocity)
                 slip += u[CV_RATE] * (u[CV_SEPARATION] + dx)
             else:
-                slip = row_rate(tree, crow, storage, r + axis, gvel) - u[CV_TARGET]
+                slip = row_rate(tree, crow, storage, r + axis, gvel) + u[CV_DRIFT] - u[CV_TARGET]
             if not tgs and not velocity_iteration:  # PGS: the step-start drift, in position iterations only
                 slip += u[CV_RATE] * u[CV_SEPARATION]
             step = -u[CV_SOFTNESS] * slip / u[CV_RESPONSE]

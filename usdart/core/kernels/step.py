@@ -554,7 +554,7 @@ def fill_group_contacts(m, st, ws, w, root, dt, h, softness, tgs_pass):
             np.bool_(tgs_pass), ws.gvel[w], st.link_rot[w], st.link_pos[w], ws.H[w], ws.contact[w], ws.contact_pair[w],
             ws.contact_row[w], ws.contact_value[w], ws.contact_storage[w], count, ws.patch_key[w], ws.patch[w],
             ws.contact_touched[w], ws.point_jac[w], ws.vec[w, 5], ws.contact_scratch[w], ws.link_cfm[w],
-            ws.cfm_step[w],
+            ws.cfm_step[w], ws.link_drift[w],
         )  # fmt: skip
     ws.group_rows[w, 0], ws.group_rows[w, 1] = first, count[CC_ROWS]
 
