@@ -280,9 +280,14 @@ CONTACT_ROW_COLUMNS = 8  # CR_SLOT: a friction row's patch in work.patch_key / p
     CV_MIN_NORMAL,
     CV_BROKEN,
     CV_DRIFT,
+    CV_TURN,
+    CV_BEND,
     CV_DIRECTION,
-) = range(15)
+) = range(17)
 CV_POINT_A, CV_POINT_B = CV_DIRECTION + 3, CV_DIRECTION + 6  # (3 each)
+# rows on articulation links: CV_DRIFT the rate the links' drift adds (kinematics.link_drifts); TGS: over the
+# substeps their points move by t CV_TURN + t^2 CV_BEND beyond the linearised motion, along the row
+# (contacts.contact_drift)
 CONTACT_VALUE_COLUMNS = CV_POINT_B + 3
 # friction patches kept between steps (PhysX's "strong friction"): work.patch_key (W, P, 2) int64 [shape
 # pair key + 1 (0: empty), step last used], work.patch (W, P, 15): anchor count, broken in its last pass,

@@ -60,6 +60,7 @@ from ..layout import (
     CS_BOUNCE_THRESHOLD,
     CS_CORRELATION_DISTANCE,
     CS_FRICTION_OFFSET_THRESHOLD,
+    CV_BEND,
     CV_BROKEN,
     CV_DIRECTION,
     CV_DRIFT,
@@ -77,6 +78,7 @@ from ..layout import (
     CV_SOFTNESS,
     CV_STATIC_FRICTION,
     CV_TARGET,
+    CV_TURN,
     FP_ANCHOR,
     FP_ANCHORS,
     FP_BROKEN,
@@ -491,7 +493,7 @@ def fill_contacts(
             v = cval[r]
             set_points(v, x, y, z, x, y, z)
             v[CV_RESPONSE] += pair_cfm
-            v[CV_DRIFT] = contact_drift(links, shape, a, b, rot, pos, link_drift, n0, n1, n2, x, y, z, x, y, z)
+            contact_drift(links, shape, a, b, rot, pos, link_drift, dt, n0, n1, n2, x, y, z, x, y, z, v)
             vn = row_rate(tree, crow, storage, r, vel) + v[CV_DRIFT]
             pen = g[CG_SEPARATION] - rest
             target, stored = 0.0, pen
@@ -569,33 +571,39 @@ def fill_contacts(
                     v[CV_RATE] = 0.0
                 v[CV_MIN_NORMAL] = min_normal
                 v[CV_TARGET] = d0 * (sb0 - sa0) + d1 * (sb1 - sa1) + d2 * (sb2 - sa2)
-                v[CV_DRIFT] = contact_drift(
-                    links, shape, a, b, rot, pos, link_drift, d0, d1, d2, pa[0], pa[1], pa[2], pb[0], pb[1], pb[2]
-                )
+                contact_drift(links, shape, a, b, rot, pos, link_drift, dt, d0, d1, d2, pa[0], pa[1], pa[2],
+                              pb[0], pb[1], pb[2], v)  # fmt: skip
         k = end
     return first
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def point_drift(link_vec, shape, s, rot, pos, link_drift, x, y, z):
-    """The drift (kinematics.link_drifts) of the world point (x, y, z) moving with shape s's articulation link
-    (0 on a free or kinematic body and on the ground)."""
+def point_drift(link_vec, shape, s, rot, pos, link_drift, d0, d1, d2, x, y, z):
+    """Along direction d, the drift (kinematics.link_drifts) of the world point (x, y, z) moving with shape
+    s's articulation link: (its COM's, the rest from the link's turn); 0 on a free or kinematic body and on
+    the ground."""
     if shape[s, S_TREE] < 0 or shape[s, S_ARTICULATED] == 0:
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0
     li = shape[s, S_LINK]
-    d = link_drift[li]
+    c = link_drift[li]
     c0, c1, c2 = com_position(link_vec, rot, pos, li)
     r0, r1, r2 = x - c0, y - c1, z - c2
-    return d[0] + d[4] * r2 - d[5] * r1, d[1] + d[5] * r0 - d[3] * r2, d[2] + d[3] * r1 - d[4] * r0
+    turn = d0 * (c[4] * r2 - c[5] * r1) + d1 * (c[5] * r0 - c[3] * r2) + d2 * (c[3] * r1 - c[4] * r0)
+    return d0 * c[0] + d1 * c[1] + d2 * c[2], turn
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def contact_drift(links, shape, a, b, rot, pos, link_drift, d0, d1, d2, ax, ay, az, bx, by, bz):
-    """A contact row's rate (direction d, its points on A and B) from its sides' links' drifts, as PhysX's
-    rows on articulation links see them in the links' solver velocities: A's along d less B's."""
-    a0, a1, a2 = point_drift(links.link_vec, shape, a, rot, pos, link_drift, ax, ay, az)
-    b0, b1, b2 = point_drift(links.link_vec, shape, b, rot, pos, link_drift, bx, by, bz)
-    return d0 * (a0 - b0) + d1 * (a1 - b1) + d2 * (a2 - b2)
+def contact_drift(links, shape, a, b, rot, pos, link_drift, dt, d0, d1, d2, ax, ay, az, bx, by, bz, v):
+    """A contact row's (direction d, its points on A and B) terms from its sides' links' drifts, A's less
+    B's, as PhysX's rows on articulation links see the links: CV_DRIFT their rate in the links' solver
+    velocities; for TGS, how the links' recorded motion (a link COM's exact path, its turn the integral of
+    its solver velocity) moves the points beyond the linearised motion t after the step start: t CV_TURN
+    (the drift's turn) + t^2 CV_BEND (the COM path's bend, c t^2 / 2 to second order, c = drift / dt)."""
+    com_a, turn_a = point_drift(links.link_vec, shape, a, rot, pos, link_drift, d0, d1, d2, ax, ay, az)
+    com_b, turn_b = point_drift(links.link_vec, shape, b, rot, pos, link_drift, d0, d1, d2, bx, by, bz)
+    v[CV_DRIFT] = com_a - com_b + turn_a - turn_b
+    v[CV_TURN] = turn_a - turn_b
+    v[CV_BEND] = 0.5 * (com_a - com_b) / dt
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -725,7 +733,7 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
                 s = v[CV_SEPARATION] - v[CV_TARGET] * elapsed
                 if tgs:
                     dx, vn = row_rates(tree, crow, storage, r, moved, gvel)
-                    s += dx
+                    s += dx + elapsed * (v[CV_TURN] + elapsed * v[CV_BEND])
                 else:
                     vn = row_rate(tree, crow, storage, r, gvel)
                 vn += v[CV_DRIFT]
@@ -756,7 +764,7 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_itera
             if tgs:  # the anchor's drift: at the step start, plus what the substeps moved it
                 vt, dx = (vt0, dx0) if axis == 0 else (vt1, dx1)
                 slip = vt + u[CV_DRIFT] - u[CV_TARGET]  # (the surfaces' velocity)
-                slip += u[CV_RATE] * (u[CV_SEPARATION] + dx)
+                slip += u[CV_RATE] * (u[CV_SEPARATION] + dx + elapsed * (u[CV_TURN] + elapsed * u[CV_BEND]))
             else:
                 slip = row_rate(tree, crow, storage, r + axis, gvel) + u[CV_DRIFT] - u[CV_TARGET]
             if not tgs and not velocity_iteration:  # PGS: the step-start drift, in position iterations only
