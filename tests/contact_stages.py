@@ -40,6 +40,32 @@ RIGID_BODY = """
     }
 """
 
+# a 1 kg, 0.2 m box /World/rider at (RIDER) (x, y, z), bound to /World/grip; MOTION: lines such as its velocity
+RIDER = """\
+    def Cube "rider" (
+        prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI",
+                              "MaterialBindingAPI"]
+    )
+    {
+        rel material:binding:physics = </World/grip>
+        float physics:mass = 1
+        float physxRigidBody:sleepThreshold = 0
+        double size = 0.2
+        MOTION
+        double3 xformOp:translate = (RIDER)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+    }
+"""
+# the material /World/grip: static and dynamic friction MU, no restitution
+GRIP = """\
+    def Material "grip" (prepend apiSchemas = ["PhysicsMaterialAPI"])
+    {
+        float physics:staticFriction = MU
+        float physics:dynamicFriction = MU
+        float physics:restitution = 0
+    }
+"""
+
 
 def free_body(name="box", position="1, 0, 0", mass=1.0, inertia="0.1, 0.1, 0.1", motion="") -> str:
     """The text of a rigid body /World/<name> (PhysxRigidBodyAPI: no damping, no angular speed cap) at

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from contact_stages import SCENE, collider, contact_stage, dynamic_body
+from contact_stages import GRIP, RIDER, SCENE, collider, contact_stage, dynamic_body
 from physx_runner import run_physx_bodies, run_usdart_bodies
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
@@ -24,31 +24,12 @@ TOL = 1e-4  # m: as tests/test_physx.py
 RATE = 60
 STEPS = 120
 
-# a 1 kg, 0.2 m box resting at x, y on a platform whose top is z = 0.1 (material /World/grip)
-RIDER = """\
-    def Cube "rider" (
-        prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI",
-                              "MaterialBindingAPI"]
-    )
-    {
-        rel material:binding:physics = </World/grip>
-        float physics:mass = 1
-        float physxRigidBody:sleepThreshold = 0
-        double size = 0.2
-        double3 xformOp:translate = (RIDER, 0.2)
-        uniform token[] xformOpOrder = ["xformOp:translate"]
-    }
-"""
+# RIDER (contact_stages) rests at x, y on a platform whose top is z = 0.1 (material /World/grip)
 PLATFORM = (
     SCENE
-    + RIDER
+    + RIDER.replace("MOTION\n", "").replace("(RIDER)", "(RIDER, 0.2)")
+    + GRIP
     + """\
-    def Material "grip" (prepend apiSchemas = ["PhysicsMaterialAPI"])
-    {
-        float physics:staticFriction = MU
-        float physics:dynamicFriction = MU
-        float physics:restitution = 0
-    }
     def Cube "platform" (prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsRigidBodyAPI", "MaterialBindingAPI"])
     {
         rel material:binding:physics = </World/grip>
@@ -326,14 +307,9 @@ ANIMATED = (
 # ---- surface velocity (conveyors) -----------------------------------------------------------------------------
 CONVEYOR = (
     SCENE
-    + RIDER
+    + RIDER.replace("MOTION\n", "").replace("(RIDER)", "(RIDER, 0.2)")
+    + GRIP.replace("MU", "1")
     + """\
-    def Material "grip" (prepend apiSchemas = ["PhysicsMaterialAPI"])
-    {
-        float physics:staticFriction = 1
-        float physics:dynamicFriction = 1
-        float physics:restitution = 0
-    }
     def Cube "platform" (
         prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsRigidBodyAPI", "MaterialBindingAPI",
                               "PhysxSurfaceVelocityAPI"]

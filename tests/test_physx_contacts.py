@@ -17,6 +17,8 @@ import pytest
 pytest.importorskip("ovphysx", reason="real PhysX (ovphysx, [test] extra) is not installed")
 
 from contact_stages import (  # noqa: E402
+    GRIP,
+    RIDER,
     SCENE,
     bind,
     collider,
@@ -439,16 +441,9 @@ def test_the_gripper_sample_lifts_or_drops_its_box_as_in_physx(tmp_path, frictio
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= tol
 
 
-# a turntable: an articulation whose 2 m x 0.5 m x 0.1 m arm (5 kg, its COM 1 m from the axis) turns about Z
-# on a stiff velocity drive, already at SPEED deg/s (JointStateAPI), and a 1 kg, 0.2 m box riding on it 1.5 m
-# out, moving with it (mu 1)
+# a turntable: an articulation whose 2 m x 0.5 m x 0.1 m arm (5 kg, its COM 1 m from the axis, material
+# /World/grip) turns about Z on a stiff velocity drive, already at SPEED deg/s (JointStateAPI)
 TURNTABLE = """
-    def Material "grip" (prepend apiSchemas = ["PhysicsMaterialAPI"])
-    {
-        float physics:staticFriction = 1
-        float physics:dynamicFriction = 1
-        float physics:restitution = 0
-    }
     def Xform "table" (prepend apiSchemas = ["PhysicsArticulationRootAPI"])
     {
         def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
@@ -488,22 +483,6 @@ TURNTABLE = """
             float state:angular:physics:velocity = SPEED
         }
     }
-    def Cube "rider" (
-        prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI",
-                              "MaterialBindingAPI"]
-    )
-    {
-        rel material:binding:physics = </World/grip>
-        float physics:mass = 1
-        float physxRigidBody:sleepThreshold = 0
-        float physxRigidBody:angularDamping = 0
-        double size = 0.2
-        vector3f physics:velocity = (0, RIM_SPEED, 0)
-        vector3f physics:angularVelocity = (0, 0, SPEED)
-        double3 xformOp:translate = (1.5, 0, 0.15)
-        uniform token[] xformOpOrder = ["xformOp:translate"]
-    }
-}
 """
 
 
@@ -518,8 +497,14 @@ def test_a_box_rides_a_turning_articulation_link_as_in_physx(tmp_path, speed):
     outward, by the same amount to 10 % (measured ovphysx 24.8 mm, usdart 26.3; with the straight line 125
     mm). (PGS at 60 deg/s: 1.1e-4 m apart, 4.0e-4 without the drift.)"""
     path = tmp_path / "turntable.usda"
-    table = TURNTABLE.replace("RIM_SPEED", str(1.5 * math.radians(speed))).replace("SPEED", str(speed))
-    path.write_text(SCENE.replace("SOLVER", "TGS") + table)
+    motion = (
+        "float physxRigidBody:angularDamping = 0\n"
+        f"        vector3f physics:velocity = (0, {1.5 * math.radians(speed)}, 0)\n"
+        f"        vector3f physics:angularVelocity = (0, 0, {speed})"
+    )
+    rider = RIDER.replace("MOTION", motion).replace("RIDER", "1.5, 0, 0.15")
+    table = TURNTABLE.replace("SPEED", str(speed))
+    path.write_text(SCENE.replace("SOLVER", "TGS") + GRIP.replace("MU", "1") + table + rider + "}\n")
     theirs = run_physx_bodies(path, 1 / 60, 120, ["/World/rider"], "TGS")["pose"][:, 0]
     ours = run_usdart_bodies(path, 1 / 60, 120, ["/World/rider"], "TGS")[:, 0]
     if speed == 60.0:
