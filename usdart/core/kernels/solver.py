@@ -3,7 +3,8 @@ as PhysX's PGS or TGS, driven by usdart.core.kernels.step over a solver group (i
 
 An island's rows are the row-table range [r0, r1): per tree its coupling rows, then per DOF its drive,
 friction, limit and velocity-limit rows, then the joints between the island's trees (a joint: the sides of
-its driven free axes, of its limited ones, then its locked axes). PGS: position
+its driven free axes, of its limited ones, then its locked axes). A pass solves the joints first, then the
+rest in order, as PhysX solves its constraints (joints, contacts) before each articulation's own. PGS: position
 iterations first (positions follow the velocity they leave), then velocity iterations refine the final
 velocity; sweeps stop early once one changes no velocity by more than 1e-13. TGS: each position
 iteration is a substep of h = dt / N (N the group's position iterations) that ends by moving the
@@ -714,7 +715,11 @@ def sweep(
     velocity_iteration = it >= position_iterations
     frozen = tgs and velocity_iteration
     largest = 0.0
-    for r in range(r0, r1):
+    j0 = r1  # the joint rows (the island's last) first, as PhysX solves its constraints before articulations' own
+    while j0 > r0 and row[j0 - 1, R_KIND] >= ROW_JOINT:
+        j0 -= 1
+    for e in range(r1 - r0):
+        r = j0 + e if e < r1 - j0 else r0 + e - (r1 - j0)
         kind, i, t = row[r, R_KIND], row[r, R_ID], row[r, R_TREE0]
         v0 = tree[t, T_V0]
         nv = tree[t, T_V1] - v0
