@@ -965,7 +965,7 @@ ARM_DRIVES = {  # the shoulder's drive lines (stiffness and damping per degree)
 }
 EXTENDED_XFAIL = {  # (arm, axis, solver) -> the measured gap
     ("turning at 60 deg/s", "X", "PGS"): (
-        "a moving link, the bob swinging across the arm's turn: within 2e-6 m for 20 steps, then apart to 5.8e-4 m "
+        "a moving link, the bob swinging across the arm's turn: within 6e-6 m for 20 steps, then apart to 5.8e-4 m "
         "after 2 s (64 iterations: the same; TGS agrees to 5.5e-5)"
     ),
 }
