@@ -107,7 +107,7 @@ from ..layout import (
     T_V1,
 )
 from .jacobian import point_jacobian
-from .kinematics import com_position, root_com
+from .kinematics import com_position, drift_at, root_com
 from .rows import apply, rate
 from .solver import link_cfm
 from .spatial import add_impulse_at, rotated
@@ -586,10 +586,9 @@ def point_drift(link_vec, shape, s, rot, pos, link_drift, d0, d1, d2, x, y, z):
         return 0.0, 0.0
     li = shape[s, S_LINK]
     c = link_drift[li]
-    c0, c1, c2 = com_position(link_vec, rot, pos, li)
-    r0, r1, r2 = x - c0, y - c1, z - c2
-    turn = d0 * (c[4] * r2 - c[5] * r1) + d1 * (c[5] * r0 - c[3] * r2) + d2 * (c[3] * r1 - c[4] * r0)
-    return d0 * c[0] + d1 * c[1] + d2 * c[2], turn
+    l0, l1, l2 = drift_at(link_vec, rot, pos, link_drift, li, x, y, z)
+    com = d0 * c[0] + d1 * c[1] + d2 * c[2]
+    return com, d0 * l0 + d1 * l1 + d2 * l2 - com
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")

@@ -305,6 +305,16 @@ def link_drifts(link, link_vec, l0, l1, rot, pos, vel, dt, out):
         ci[5] = cp[5] + dt * (w0 * u1 - w1 * u0)
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def drift_at(link_vec, rot, pos, link_drift, i, x, y, z):
+    """The linear drift (link_drifts) of the world point (x, y, z) moving with link i: its COM's plus the
+    drift's turn about the COM (the rows on links see this, joints and contacts alike)."""
+    c = link_drift[i]
+    c0, c1, c2 = com_position(link_vec, rot, pos, i)
+    r0, r1, r2 = x - c0, y - c1, z - c2
+    return c[0] + c[4] * r2 - c[5] * r1, c[1] + c[5] * r0 - c[3] * r2, c[2] + c[3] * r1 - c[4] * r0
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def com_velocities(link_vec, l0, l1, rot, pos, vel, out):
     """out[i] = [v_com; omega] of links l0..l1-1, world axes (PhysX link velocity), from spatial vel."""

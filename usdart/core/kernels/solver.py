@@ -94,7 +94,7 @@ from .couplings import (
     tendon_coefficients,
 )
 from .jacobian import point_jacobian
-from .kinematics import com_position, link_pose, root_com
+from .kinematics import com_position, drift_at, link_pose, root_com
 from .rows import (
     TINY_RESPONSE,
     fill_drive,
@@ -159,11 +159,7 @@ def joint_side_drifts(joint_link, j, link_vec, rot, pos, frames, link_drift, out
                 o[a] = 0.0
             continue
         d, F = link_drift[li], frames[s]
-        x0, x1, x2 = com_position(link_vec, rot, pos, li)
-        r0, r1, r2 = F[0, 3] - x0, F[1, 3] - x1, F[2, 3] - x2
-        o[0] = d[0] + d[4] * r2 - d[5] * r1
-        o[1] = d[1] + d[5] * r0 - d[3] * r2
-        o[2] = d[2] + d[3] * r1 - d[4] * r0
+        o[0], o[1], o[2] = drift_at(link_vec, rot, pos, link_drift, li, F[0, 3], F[1, 3], F[2, 3])
         o[3], o[4], o[5] = d[3], d[4], d[5]
 
 
