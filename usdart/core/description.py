@@ -240,9 +240,12 @@ class ArticulationDesc:
     fixed_base: bool
     links: list[str]
     link_parents: list[int]
-    bodies: list[BodyDesc | None]  # None for a static anchor link
+    bodies: list[BodyDesc | None]  # None for a static anchor link and the massless links of composed joints
     joints: list[JointDesc | None]  # inbound joint per link, oriented parent (body0) -> child (body1)
     root_joint: str | None = None  # the world joint that fixes the base (None: floating)
+    # massless links between two bodies joined by several joints (named after the joint before them) -> the
+    # child body, whose frame they share at rest (usd.importer.topology)
+    composed_links: dict[str, str] = field(default_factory=dict)
     loop_joints: list[str] = field(default_factory=list)
     mimic_joints: list[MimicDesc] = field(default_factory=list)
     fixed_tendons: list[FixedTendonDesc] = field(default_factory=list)
@@ -308,7 +311,8 @@ class SceneDescription:
     collision_groups: list[str] = field(default_factory=list)
     filtered_groups: set[tuple[int, int]] = field(default_factory=set)
     filtered_pairs: set[tuple[str, str]] = field(default_factory=set)
-    # bodies joined by a joint outside the articulation trees whose physics:collisionEnabled is false
+    # bodies joined by a joint outside the articulation trees whose physics:collisionEnabled is false, and
+    # links joined by composed joints (parent and child to PhysX, which never lets those touch)
     jointed_pairs: set[tuple[str, str]] = field(default_factory=set)
     # bodies with physics:kinematicEnabled (never links): moved to targets, pushed by nothing
     kinematic_bodies: list[str] = field(default_factory=list)

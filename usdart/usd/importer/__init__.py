@@ -126,7 +126,7 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
             continue
         api_paths.append(path)
 
-    topology = Topology(bodies, joints, warnings)
+    topology = Topology(bodies, joints, warnings, authored_order(stage))
     articulations, tree_joints = topology.build(sorted(set(api_paths)))
     articulations.sort(key=lambda a: a.root_link)
     for art in articulations:
@@ -138,7 +138,9 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
         art.mimic_joints = couplings.mimic_joints()
         art.fixed_tendons = couplings.fixed_tendons()
         art.spatial_tendons = couplings.spatial_tendons(body_scale)
-        warn_separated_frames(art.joints, {p: b.pose for p, b in bodies.items()}, warnings)
+        poses = {p: b.pose for p, b in bodies.items()}
+        poses.update((link, poses[child]) for link, child in art.composed_links.items())
+        warn_separated_frames(art.joints, poses, warnings)
 
     in_articulation = {link for art in articulations for link in art.links}
     free = sorted(p for p in topology.links_ok if p not in in_articulation)
@@ -163,6 +165,20 @@ def _read(source, semantics: str) -> tuple[Usd.Stage, SceneDescription]:
         collision_groups=groups,
         filtered_groups=filtered_groups,
         filtered_pairs=shapes.filtered_pairs(colliders, {a.api_prim: a.links for a in articulations}),
-        jointed_pairs=jointed_pairs(stage, sorted(p for p in joints if p not in tree_joints)),
+        jointed_pairs=jointed_pairs(stage, sorted(p for p in joints if p not in tree_joints)) | topology.composed_pairs,
     )
     return stage, description
+
+
+def authored_order(stage: Usd.Stage):
+    """Sorts prim paths in the stage's order (depth first, children as authored), for joints composed in the
+    order they were written; the traversal runs once, when first needed."""
+    index: dict[str, int] = {}
+
+    def order(paths: list[str]) -> list[str]:
+        if not index:
+            prims = Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
+            index.update((str(prim.GetPath()), i) for i, prim in enumerate(prims))
+        return sorted(paths, key=lambda p: (index.get(p, len(index)), p))
+
+    return order

@@ -74,7 +74,8 @@ def _spatial_inertia(body: BodyDesc | None) -> np.ndarray:
 def _motion_subspace(art: ArticulationDesc, link: int) -> np.ndarray:
     """Columns [axis; p x axis] (rotation about an axis through p) or [0; axis] (translation), world."""
     joint = art.joints[link]
-    frame = pose_matrix(art.bodies[link].pose) @ pose_matrix(joint.frame1)
+    body = art.bodies[link] or art.bodies[art.links.index(art.composed_links[art.links[link]])]
+    frame = pose_matrix(body.pose) @ pose_matrix(joint.frame1)
     p = frame[:3, 3]
     columns = []
     for dof in joint.dofs:

@@ -21,11 +21,20 @@ first, a link's children in the prim-path order of their joints (measured: not t
 Joints left out of the tree (excluded ones, undeclared cycles, extra world joints, distance joints) become
 loop constraints; undeclared cycles are reported with the joints' paths.
 Kinematic bodies cannot be links (PhysX): joints to them are always solved as constraints.
+
+Two links joined by several single-DOF joints whose motions are independent (as NVIDIA's MJCF converter
+writes a MuJoCo body with several hinges) are composed in authored order, as MuJoCo composes a body's
+joints: massless links named after the joints stand between them, each at rest in the child's frame, so the
+pair moves by all its DOFs (PhysX keeps one tree joint and closes loops with the others, which lock the
+pair). Repeated or dependent motions (two joints about one axis) and groups with other joints keep PhysX's
+rule.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import replace
 
 import networkx as nx
 import numpy as np
@@ -45,10 +54,12 @@ class Topology:
         bodies: dict[str, BodyDesc],
         joints: dict[str, JointDesc],
         warnings: list[str],
+        authored_order: Callable[[list[str]], list[str]] = sorted,
     ):
         self.bodies = bodies
         self.joints = joints
         self.warnings = warnings
+        self.authored_order = authored_order
         self.links_ok = {p for p, b in bodies.items() if not b.kinematic}
         self.graph = nx.MultiGraph()
         self.graph.add_nodes_from(self.links_ok)
@@ -57,6 +68,8 @@ class Topology:
         self.ignored_joints: set[str] = set()
         for joint in joints.values():
             self._add_joint(joint)
+        self.composed = self._composed_groups()  # the first joint -> the pair's joints in authored order
+        self.composed_pairs: set[tuple[str, str]] = set()  # body pairs joined through massless links
         self.component_of = {}
         for comp in nx.connected_components(self.graph):
             frozen = frozenset(comp)
@@ -87,6 +100,43 @@ class Topology:
             self.world_joints[a or b].append(joint.path)
         else:
             self.graph.add_edge(a, b, key=joint.path)
+
+    def _composed_groups(self) -> dict[str, list[str]]:
+        """Link pairs joined by several one-DOF joints of independent motions (module docstring), by their
+        first joint in authored order."""
+        groups = defaultdict(list)
+        for a, b, key in self.graph.edges(keys=True):
+            groups[min(a, b), max(a, b)].append(key)
+        out = {}
+        for (_, b), paths in sorted(groups.items()):
+            joints = [self.joints[p] for p in paths]
+            if len(joints) < 2 or not all(len(j.dofs) == 1 for j in joints):
+                continue
+            motions = np.array([_motion_in_child(j if j.body1 == b else j.swapped()) for j in joints])
+            singular = np.linalg.svd(motions, compute_uv=False)
+            if len(joints) > 6 or singular[-1] <= 1e-9 * max(singular[0], 1.0):
+                continue
+            ordered = list(self.authored_order(paths))
+            out[ordered[0]] = ordered
+        return out
+
+    def _composed_chain(self, parent: str, child: str, paths: list[str]) -> tuple[list[str], list[JointDesc]]:
+        """Links and inbound joints from `parent` to `child` through the pair's joints in order: a massless link
+        after every joint but the last, named after that joint and at rest in the child's frame, so each later
+        joint's frame in it is its frame in the child."""
+        oriented = [j if j.body0 == parent else j.swapped() for j in (self.joints[p] for p in paths)]
+        names = [j.path for j in oriented[:-1]] + [child]
+        self.warnings.append(
+            f"{child}: {len(paths)} joints from {parent} ({', '.join(paths)}) composed in authored order, one DOF "
+            "each through massless links, as MuJoCo composes a body's joints (PhysX keeps "
+            f"{min(paths, key=Sdf.Path)} in the tree and locks the pair with the others as loop joints)"
+        )
+        chain, previous = [], parent
+        for k, (joint, name) in enumerate(zip(oriented, names)):
+            chain.append(replace(joint, body0=previous, body1=name, frame0=joint.frame0 if k == 0 else joint.frame1))
+            previous = name
+        self.composed_pairs.add((min(parent, child), max(parent, child)))
+        return names, chain
 
     # ---- root API resolution -------------------------------------------------------------------------------
     def claims(self, api_paths: list[str]) -> list[tuple]:
@@ -154,7 +204,7 @@ class Topology:
             root_body = requested
         else:
             root_body = self._centre(comp)
-        links, parents, inbound, loops = self._spanning_tree(root_body, comp)
+        links, parents, inbound, loops, composed = self._spanning_tree(root_body, comp)
         extra_world = [j for j, _ in world if j != root_joint]
         if extra_world:
             self.warnings.append(
@@ -162,7 +212,7 @@ class Topology:
                 f"{root_joint}; they are solved as loop constraints"
             )
         joints = [None] + inbound
-        bodies = [self.bodies[p] for p in links]
+        bodies = [self.bodies.get(p) for p in links]  # None for the massless links of composed joints
         fixed_base = root_joint is not None
         if root_joint is not None and self.joints[root_joint].dofs:
             # a world joint with DOFs: static anchor link, then the joint as the first tree joint
@@ -181,6 +231,7 @@ class Topology:
             bodies=bodies,
             joints=joints,
             root_joint=root_joint,
+            composed_links=composed,
         )
         art.loop_joints = sorted(set(loops + extra_world + self._constraints_touching(comp)))
         check_articulation_can_move(art)
@@ -205,9 +256,15 @@ class Topology:
     def _spanning_tree(self, root: str, comp: frozenset):
         """The tree PhysX builds: joints taken depth first from the root, a body's joints in prim-path order
         (measured on ovphysx: the joint that reaches an already visited body closes the loop); links then
-        numbered breadth first, a link's children in the prim-path order of their joints."""
+        numbered breadth first, a link's children in the prim-path order of their joints. A composed pair
+        is one edge (its first joint), its massless links numbered just before its child."""
+        folded = {p for paths in self.composed.values() for p in paths[1:]}
         tree_edges, visited = set(), {root}
-        stack = [iter(sorted(self.graph.edges(root, keys=True), key=_joint_path))]
+
+        def edges(u):
+            return iter(sorted((e for e in self.graph.edges(u, keys=True) if e[2] not in folded), key=_joint_path))
+
+        stack = [edges(root)]
         while stack:
             step = next(stack[-1], None)
             if step is None:
@@ -217,20 +274,29 @@ class Topology:
             if v not in visited:
                 visited.add(v)
                 tree_edges.add(key)
-                stack.append(iter(sorted(self.graph.edges(v, keys=True), key=_joint_path)))
-        links, parents, inbound = [root], [-1], []
+                stack.append(edges(v))
+        links, parents, inbound, composed = [root], [-1], [], {}
         index = {root: 0}
         queue = [root]
         while queue:
             u = queue.pop(0)
-            for _, v, key in sorted(self.graph.edges(u, keys=True), key=_joint_path):
+            for _, v, key in edges(u):
                 if key not in tree_edges or v in index:
                     continue
-                index[v] = len(links)
-                links.append(v)
+                if key in self.composed:
+                    names, joints = self._composed_chain(u, v, self.composed[key])
+                    tree_edges.update(self.composed[key])
+                    composed.update((name, v) for name in names[:-1])
+                else:
+                    joint = self.joints[key]
+                    names, joints = [v], [joint if joint.body0 == u else joint.swapped()]
                 parents.append(index[u])
-                joint = self.joints[key]
-                inbound.append(joint if joint.body0 == u else joint.swapped())
+                for name in names:
+                    if name != names[0]:
+                        parents.append(len(links) - 1)
+                    index[name] = len(links)
+                    links.append(name)
+                inbound.extend(joints)
                 queue.append(v)
         cycle = sorted({k for _, _, k in self.graph.subgraph(comp).edges(keys=True)} - tree_edges)
         if cycle:
@@ -239,7 +305,7 @@ class Topology:
                 "the articulation and are solved as loop constraints (set "
                 "physics:excludeFromArticulation = true on one joint per loop)"
             )
-        return links, parents, inbound, cycle
+        return links, parents, inbound, cycle, composed
 
     def _constraints_touching(self, comp: frozenset) -> list[str]:
         return [p for p in self.constraint_joints if self.joints[p].body0 in comp or self.joints[p].body1 in comp]
@@ -247,6 +313,16 @@ class Topology:
 
 def _joint_path(edge) -> Sdf.Path:
     return Sdf.Path(edge[2])
+
+
+def _motion_in_child(joint: JointDesc) -> np.ndarray:
+    """A one-DOF joint's motion [angular; linear] in its child's frame: a turn about the axis through the
+    frame's origin, or a slide along it."""
+    frame = joint.frame1
+    axis = quat_to_matrix(frame.orientation)[:, "XYZ".index(joint.dofs[0].axis[-1])]
+    if joint.dofs[0].angular:
+        return np.concatenate([axis, np.cross(np.asarray(frame.position, float), axis)])
+    return np.concatenate([np.zeros(3), axis])
 
 
 def check_free_body(body: BodyDesc) -> None:
