@@ -247,7 +247,8 @@ def joint_substep(
     """Before each TGS pass (`elapsed` seconds into the step): the joint rows in r0..r1-1 brought to the
     substep's poses as PhysX's TGS does, RV_ANCHOR_CURVE the part of their error change their step-start
     Jacobian misses. A rigid body's anchor is followed exactly, so a body swung a long way in a step keeps
-    its distance from the hinge; between free rigid bodies and the world (`rigid_side`) a linear row's
+    its distance from the hinge (a kinematic body's is not: PhysX moves it along the row's step-start Jacobian
+    at its step-start speed); between free rigid bodies and the world (`rigid_side`) a linear row's
     Jacobian also turns with the bodies (lever arms from the current anchors), is made independent of the
     joint's angular rows again, and its response is recomputed. Rows on articulation links keep their
     step-start Jacobian and see what PhysX's link motion records: a linear row its anchors' exact motion, an
@@ -296,11 +297,25 @@ def joint_substep(
             nv = tree[t, T_V1] - v0
             F = joint_frame[j, s]
             f0, f1, f2 = (a0, a1, a2) if s == 0 else (F[0, 3], F[1, 3], F[2, 3])
+            sign = 1.0 if s == 1 else -1.0
             x = T[3, :3]  # the anchor at the step start (T's last row is free scratch)
             for a in range(3):
                 x[a] = pos[li, a] + rot[li, a, 0] * f0 + rot[li, a, 1] * f1 + rot[li, a, 2] * f2
+            if tree[t, T_KINEMATIC] != 0:
+                # PhysX's TGS holds a kinematic body still and feeds its motion in as a constant target speed
+                # along the row's step-start Jacobian: its anchor goes straight at its step-start speed (no
+                # change beyond the linearised motion) and its lever does not turn
+                if not rigid:
+                    continue
+                c0, c1, c2 = f0 - link_vec[li, COM][0], f1 - link_vec[li, COM][1], f2 - link_vec[li, COM][2]
+                for a in range(3):
+                    pj[s, a] = rot[li, a, 0] * c0 + rot[li, a, 1] * c1 + rot[li, a, 2] * c2
+                lin, ang, lever = moved[v0 : v0 + 3], moved[v0 + 3 : v0 + 6], pj[s]
+                d0 += sign * (lin[0] + ang[1] * lever[2] - ang[2] * lever[1])
+                d1 += sign * (lin[1] + ang[2] * lever[0] - ang[0] * lever[2])
+                d2 += sign * (lin[2] + ang[0] * lever[1] - ang[1] * lever[0])
+                continue
             link_pose(link, links.link_rot, link_vec, l0, li, q, joint_quat, root_pos[t], root_quat[t], T, E)
-            sign = 1.0 if s == 1 else -1.0
             now = (
                 T[0, 3] + T[0, 0] * f0 + T[0, 1] * f1 + T[0, 2] * f2 - x[0],
                 T[1, 3] + T[1, 0] * f0 + T[1, 1] * f1 + T[1, 2] * f2 - x[1],
@@ -393,6 +408,11 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, last, k, lever, H, 
     error = along
     for a in range(3):
         rv[RV_TURN_AXIS + a] = 0.0
+    # a kinematic side keeps its whole Jacobian and its turn stays out of the angular rows' errors taken out:
+    # PhysX holds a kinematic body still in its solver and adds its step-start speed along the row as it was
+    # before the rows were made independent (DyTGSContactPrep: initJointSpeed; the ortho errors see motion only)
+    lo = nv if tree[t0, T_KINEMATIC] != 0 else 0
+    hi = nv if t1 >= 0 and tree[t1, T_KINEMATIC] != 0 else nv + nvb
     for i in range(first, last + 1):
         if row[i, R_AXIS] < 3 or row_value[i, RV_RESPONSE] <= TINY_RESPONSE:
             continue
@@ -403,11 +423,13 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, last, k, lever, H, 
         for b in range(nvb):
             dot += jac[joff + nv + b] * resp[bi + b]
         c = dot / row_value[i, RV_RESPONSE]
-        for a in range(nv + nvb):
+        moving = row_value[i, RV_ERROR]
+        for a in range(lo, hi):
             jac[joff + a] -= c * jac[ji + a]
+            moving += jac[ji + a] * moved[(v0 + a) if a < nv else (w0 + a - nv)]
         for a in range(3):
             rv[RV_TURN_AXIS + a] -= c * row_value[i, RV_TURN_AXIS + a]
-        error -= c * (row_value[i, RV_ERROR] + rate(moved, v0, nv, jac, ji) + rate(moved, w0, nvb, jac, ji + nv))
+        error -= c * moving
     rv[RV_RESPONSE] = joint_response(v_parent, v_h, tree, row, k, H, jac, resp)
     rv[RV_ANCHOR_CURVE] = error - rate(moved, v0, nv, jac, joff) - rate(moved, w0, nvb, jac, joff + nv)
 
