@@ -75,7 +75,8 @@ class NarrowRoom(NamedTuple):
 
 
 TIE = 1e-9  # m: manifold points this close in depth count as equally deep (keep_four)
-PARALLEL = 1e-6  # squared sine below which two capsule axes count as parallel (two contact points)
+PARALLEL = 1e-6  # squared sine below which two capsule axes' closest points are taken from A's middle
+CROSSING = 1e-6  # m^2: PhysX's capsule pair closer than this (1 mm) has no direction between its segments
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
@@ -124,8 +125,11 @@ def sphere_capsule(pa, ra, rot_b, pb, rb, hb, margin, out):
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
-    """Capsule A against capsule B: the closest points of the two segments (one point), or, for parallel
-    axes whose segments overlap along them, the two ends of the overlap (a capsule lying on another)."""
+    """Capsule A against capsule B as PhysX's PCM routine puts it (pcmContactCapsuleCapsule): for axes within
+    about 1.1 deg of parallel (|cos| > 0.9998), each end of one segment projected onto the other where it
+    lands on it (up to four points, a capsule lying on another); else, or when none lands, the closest points
+    of the two segments, and for segments closer than 1 mm (crossing: no direction between them) a push
+    along A's axis with the full overlap of the radii."""
     ux, uy, uz = rot_a[0, 0], rot_a[1, 0], rot_a[2, 0]
     vx, vy, vz = rot_b[0, 0], rot_b[1, 0], rot_b[2, 0]
     wx, wy, wz = pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]
@@ -133,27 +137,54 @@ def capsule_capsule(rot_a, pa, ra, ha, rot_b, pb, rb, hb, margin, out):
     d = ux * wx + uy * wy + uz * wz
     e = vx * wx + vy * wy + vz * wz
     denominator = 1.0 - b * b
-    if denominator < PARALLEL:  # parallel: the overlap of the two segments along B's axis
-        lo, hi = max(-hb, e - ha), min(hb, e + ha)
-        if lo <= hi:
-            n = np.int64(0)
-            ends = 2 if hi - lo > 1e-9 else 1
-            for i in range(ends):
-                t = lo if i == 0 else hi
-                qx, qy, qz = pb[0] + t * vx, pb[1] + t * vy, pb[2] + t * vz
-                s = segment_param(qx, qy, qz, pa[0], pa[1], pa[2], ux, uy, uz, ha)
-                ax, ay, az = pa[0] + s * ux, pa[1] + s * uy, pa[2] + s * uz
-                n += sphere_sphere(ax, ay, az, ra, qx, qy, qz, rb, margin, out, n, 1.0)
-            return n
-        s = -ha if e - ha > hb else ha  # the nearer end of A
-        t = hb if e - ha > hb else -hb
+    if denominator < PARALLEL:
+        s = min(max(-d, -ha), ha)
     else:
         s = min(max((b * e - d) / denominator, -ha), ha)
-        t = min(max(b * s + e, -hb), hb)
-        s = min(max(b * t - d, -ha), ha)
+    t = min(max(b * s + e, -hb), hb)
+    s = min(max(b * t - d, -ha), ha)
     ax, ay, az = pa[0] + s * ux, pa[1] + s * uy, pa[2] + s * uz
     bx, by, bz = pb[0] + t * vx, pb[1] + t * vy, pb[2] + t * vz
-    return sphere_sphere(ax, ay, az, ra, bx, by, bz, rb, margin, out, np.int64(0), 1.0)
+    gx, gy, gz = ax - bx, ay - by, az - bz
+    gap = gx * gx + gy * gy + gz * gz
+    reach = ra + rb + margin
+    if gap > reach * reach:
+        return 0
+    n = np.int64(0)
+    if abs(b) > 0.9998:  # each end of B onto A, then each end of A onto B
+        for i in range(4):
+            end = (hb if i % 2 == 0 else -hb) if i < 2 else (ha if i % 2 == 0 else -ha)
+            if i < 2:
+                qx, qy, qz = pb[0] + end * vx, pb[1] + end * vy, pb[2] + end * vz
+                along = (qx - pa[0]) * ux + (qy - pa[1]) * uy + (qz - pa[2]) * uz
+                if abs(along) > ha:
+                    continue
+                px, py, pz = pa[0] + along * ux, pa[1] + along * uy, pa[2] + along * uz
+            else:
+                px, py, pz = pa[0] + end * ux, pa[1] + end * uy, pa[2] + end * uz
+                along = (px - pb[0]) * vx + (py - pb[1]) * vy + (pz - pb[2]) * vz
+                if abs(along) > hb:
+                    continue
+                qx, qy, qz = pb[0] + along * vx, pb[1] + along * vy, pb[2] + along * vz
+            dx, dy, dz = px - qx, py - qy, pz - qz
+            square = dx * dx + dy * dy + dz * dz
+            if square <= CROSSING or square >= reach * reach:
+                continue
+            dist = math.sqrt(square)
+            nx, ny, nz = dx / dist, dy / dist, dz / dist
+            write_point(out, n, px - nx * ra, py - ny * ra, pz - nz * ra, nx, ny, nz, dist - ra - rb)
+            n += 1
+        if n > 0:
+            return n
+    if gap < CROSSING:  # PhysX: along A's segment from its +axis end to its -axis end (world +x if it has none)
+        if 4.0 * ha * ha <= CROSSING:
+            ux, uy, uz = -1.0, 0.0, 0.0
+        write_point(out, np.int64(0), ax + ux * ra, ay + uy * ra, az + uz * ra, -ux, -uy, -uz, -ra - rb)
+        return 1
+    dist = math.sqrt(gap)
+    nx, ny, nz = gx / dist, gy / dist, gz / dist
+    write_point(out, np.int64(0), ax - nx * ra, ay - ny * ra, az - nz * ra, nx, ny, nz, dist - ra - rb)
+    return 1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
