@@ -423,10 +423,13 @@ def rigid_linear_row(tree, v_parent, v_h, row, sides, first, last, k, lever, H, 
         for b in range(nvb):
             dot += jac[joff + nv + b] * resp[bi + b]
         c = dot / row_value[i, RV_RESPONSE]
-        moving = row_value[i, RV_ERROR]
         for a in range(lo, hi):
             jac[joff + a] -= c * jac[ji + a]
-            moving += jac[ji + a] * moved[(v0 + a) if a < nv else (w0 + a - nv)]
+        moving = row_value[i, RV_ERROR]
+        if lo == 0:
+            moving += rate(moved, v0, nv, jac, ji)
+        if hi == nv + nvb:
+            moving += rate(moved, w0, nvb, jac, ji + nv)
         for a in range(3):
             rv[RV_TURN_AXIS + a] -= c * row_value[i, RV_TURN_AXIS + a]
         error -= c * moving
