@@ -290,9 +290,9 @@ CV_POINT_A, CV_POINT_B = CV_DIRECTION + 3, CV_DIRECTION + 6  # (3 each)
 # (contacts.contact_drift)
 CONTACT_VALUE_COLUMNS = CV_POINT_B + 3
 # friction patches kept between steps (PhysX's "strong friction"): work.patch_key (W, P, 2) int64 [shape
-# pair key + 1 (0: empty), step last used], work.patch (W, P, 15): anchor count, broken in its last pass,
-# the normal in A's frame, then per anchor its position in A's frame and in B's (the link frames; world for
-# a static side)
+# pair key + 1 (0: empty), step last used], work.patch (W, P, 20): anchor count, broken in its last pass,
+# the normal in A's frame, then per anchor its position in A's frame and in B's, then the normal in B's
+# frame (the link frames; world for a static side; the normal as the patch began, kept with it)
 PK_KEY, PK_STEP = range(2)
-FP_ANCHORS, FP_BROKEN, FP_NORMAL, FP_ANCHOR = 0, 1, 2, 5
-PATCH_COLUMNS = 17
+FP_ANCHORS, FP_BROKEN, FP_NORMAL, FP_ANCHOR, FP_NORMAL_B = 0, 1, 2, 5, 17
+PATCH_COLUMNS = 20

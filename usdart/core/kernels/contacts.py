@@ -83,6 +83,7 @@ from ..layout import (
     FP_ANCHORS,
     FP_BROKEN,
     FP_NORMAL,
+    FP_NORMAL_B,
     PK_KEY,
     PK_STEP,
     S_ARTICULATED,
@@ -295,13 +296,13 @@ def patch_slot(patch_key, key, step):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
-def to_local(rot, pos, li, x, y, z, out, o):
-    """out[o:o+3] = world point (x, y, z) in link li's frame (li < 0: the world's)."""
+def to_local(rot, pos, li, x, y, z, out, o, point):
+    """out[o:o+3] = world point (or, point False, direction) (x, y, z) in link li's frame (li < 0: the world's)."""
     if li < 0:
         out[o], out[o + 1], out[o + 2] = x, y, z
         return
     R, p = rot[li], pos[li]
-    dx, dy, dz = x - p[0], y - p[1], z - p[2]
+    dx, dy, dz = (x - p[0], y - p[1], z - p[2]) if point else (x, y, z)
     for a in range(3):
         out[o + a] = R[0, a] * dx + R[1, a] * dy + R[2, a] * dz
 
@@ -322,27 +323,34 @@ def to_world(rot, pos, li, v, o, point):
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def choose_anchors(shape, settings, a, b, rest, order, k, end, contact, rot, pos, kept, entry, anchors):
-    """The patch's friction anchors (PhysX's correlation): the pair's anchors of the last step (`kept`: its
-    entry held them) where it did not slide, its normal turned less than PXC_SAME_NORMAL and no anchor's two
-    copies parted along the normal by the correlation distance (two anchors also stay only while they span
-    half the patch), then new ones among the points closer than frictionOffsetThreshold + restDistance:
-    the first, then the farthest pair. anchors rows 2j, 2j+1: anchor j on A and on B (world; a new anchor is
-    the contact point on both). Returns (anchor count, how many were kept)."""
+    """The patch's friction anchors (PhysX's correlation, DyContactPrepShared getFrictionPatches): the pair's
+    patch of the last step (`kept`: its entry held it) stays where it did not slide, the two bodies turned
+    less than PXC_SAME_NORMAL relative to each other since it began (its normal as it began, kept on both,
+    still agrees), the contacts' normal agrees with it as well, and no anchor's two copies parted along it by
+    the correlation distance; its anchors stay with it (two only while they span half the patch). Then new
+    anchors among the points closer than frictionOffsetThreshold + restDistance: the first, then the
+    farthest pair. anchors rows 2j, 2j+1: anchor j on A and on B (world; a new anchor is the contact point on
+    both). Returns (anchor count, how many were kept, whether the patch was kept)."""
     la, lb = shape[a, S_LINK], shape[b, S_LINK]
     g = contact[order[k]]
     n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
     count = 0
+    patch_kept = False
     if kept and entry[FP_BROKEN] == 0.0 and entry[FP_ANCHORS] > 0.0:
         m0, m1, m2 = to_world(rot, pos, la, entry, FP_NORMAL, False)
-        if m0 * n0 + m1 * n1 + m2 * n2 >= SAME_NORMAL:
+        o0, o1, o2 = to_world(rot, pos, lb, entry, FP_NORMAL_B, False)
+        if m0 * o0 + m1 * o1 + m2 * o2 > SAME_NORMAL and m0 * n0 + m1 * n1 + m2 * n2 >= SAME_NORMAL:
+            patch_kept = True
             count = int(entry[FP_ANCHORS])
             for j in range(count):
                 ax, ay, az = to_world(rot, pos, la, entry, FP_ANCHOR + 6 * j, True)
                 bx, by, bz = to_world(rot, pos, lb, entry, FP_ANCHOR + 6 * j + 3, True)
                 anchors[2 * j, 0], anchors[2 * j, 1], anchors[2 * j, 2] = ax, ay, az
                 anchors[2 * j + 1, 0], anchors[2 * j + 1, 1], anchors[2 * j + 1, 2] = bx, by, bz
-                if abs((ax - bx) * n0 + (ay - by) * n1 + (az - bz) * n2) >= settings[CS_CORRELATION_DISTANCE]:
-                    count = 0
+                if abs((ax - bx) * m0 + (ay - by) * m1 + (az - bz) * m2) >= settings[CS_CORRELATION_DISTANCE]:
+                    patch_kept = False
+            if not patch_kept:
+                count = 0
             if count == 2:  # two anchors stay while they span at least half the patch's diagonal
                 diagonal = 0.0
                 for c in range(3):
@@ -376,7 +384,7 @@ def choose_anchors(shape, settings, a, b, rest, order, k, end, contact, rot, pos
         elif d_second > far and persisted == 0:
             _set_anchor(anchors, 0, g)
             far = d_second
-    return count, persisted
+    return count, persisted, patch_kept
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -387,21 +395,19 @@ def _set_anchor(anchors, j, g):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
-def keep_patch(entry, shape, a, b, rot, pos, n0, n1, n2, anchors, count):
-    """Store the patch's anchors (and normal) in its entry, in A's and B's link frames, for the next step."""
+def keep_patch(entry, shape, a, b, rot, pos, n0, n1, n2, anchors, count, began):
+    """Store the patch's anchors in its entry, in A's and B's link frames, for the next step; a patch that
+    began this step (`began`) its normal (n0, n1, n2) too, in both frames."""
     la, lb = shape[a, S_LINK], shape[b, S_LINK]
     entry[FP_ANCHORS] = count
     entry[FP_BROKEN] = 0.0
-    if la >= 0:
-        R = rot[la]
-        for c in range(3):
-            entry[FP_NORMAL + c] = R[0, c] * n0 + R[1, c] * n1 + R[2, c] * n2
-    else:
-        entry[FP_NORMAL], entry[FP_NORMAL + 1], entry[FP_NORMAL + 2] = n0, n1, n2
+    if began:
+        to_local(rot, pos, la, n0, n1, n2, entry, FP_NORMAL, False)
+        to_local(rot, pos, lb, n0, n1, n2, entry, FP_NORMAL_B, False)
     for j in range(count):
         o = FP_ANCHOR + 6 * j
-        to_local(rot, pos, la, anchors[2 * j, 0], anchors[2 * j, 1], anchors[2 * j, 2], entry, o)
-        to_local(rot, pos, lb, anchors[2 * j + 1, 0], anchors[2 * j + 1, 1], anchors[2 * j + 1, 2], entry, o + 3)
+        to_local(rot, pos, la, anchors[2 * j, 0], anchors[2 * j, 1], anchors[2 * j, 2], entry, o, True)
+        to_local(rot, pos, lb, anchors[2 * j + 1, 0], anchors[2 * j + 1, 1], anchors[2 * j + 1, 2], entry, o + 3, True)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
@@ -516,13 +522,13 @@ def fill_contacts(
             k = end
             continue
         strong = not (moving_surface(par, shape, a) or moving_surface(par, shape, b))
-        n_anchors, _ = choose_anchors(
+        n_anchors, _, patch_kept = choose_anchors(
             shape, shapes.settings, a, b, rest, order, k, end, contact, rot, pos, kept and strong, patch[slot], anchors
         )
         g = contact[order[k]]
         n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
         patch_key[slot, PK_STEP] = count[CC_STEP]
-        keep_patch(patch[slot], shape, a, b, rot, pos, n0, n1, n2, anchors, n_anchors)
+        keep_patch(patch[slot], shape, a, b, rot, pos, n0, n1, n2, anchors, n_anchors, not patch_kept)
         if n_anchors == 0:
             k = end
             continue
