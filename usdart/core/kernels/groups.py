@@ -131,16 +131,16 @@ def group_pass(
     gvel,
     moved,
 ):
-    """One pass over solver group `root`: contacts with static shapes first (a stack is then held up from the
-    ground within the pass: a 10-box stack drifts half as far as with them last), then contacts between
-    moving bodies (contact rows r0..r1-1), then each island's rows (DOF rows, couplings, joints); iteration
+    """One pass over solver group `root`: contacts between moving bodies, then contacts with static or
+    kinematic shapes (contact rows r0..r1-1: PhysX's partitions put a body's contacts with static shapes after
+    all its others), then each island's rows (DOF rows, couplings, joints); iteration
     `it` of n position iterations (PGS: h = dt; TGS: a substep of dt / n or a velocity iteration; span as
     solver.sweep's). Returns the largest velocity change."""
     tree, island = trees.tree, trees.island
     velocity_iteration = it >= n
     elapsed = min(it, n) * dt / n if tgs_pass else 0.0
     largest = contact_sweep(
-        tree, crow, cval, storage, r0, r1, np.bool_(True), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
+        tree, crow, cval, storage, r0, r1, np.bool_(False), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
     )
     largest = max(
         largest,
@@ -151,7 +151,7 @@ def group_pass(
             storage,
             r0,
             r1,
-            np.bool_(False),
+            np.bool_(True),
             tgs_pass,
             velocity_iteration,
             friction,
