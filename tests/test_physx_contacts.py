@@ -144,15 +144,24 @@ def test_restitution_combine_as_in_physx(tmp_path):
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
 
 
-THROWN = [("sphere", "plane", 1)] + [
-    (s, g, 16) for s in ("sphere", "capsule") for g in ("plane", "box", "hull", "mesh")
-]
+LANDING_XFAIL = (
+    "TGS at 240 Hz (16 position iterations): PhysX's ball rolls from the step it lands in (it meets the ground "
+    "10 substeps in); usdart's leaves that step still slipping at 0.66 m/s (friction 0.38 N s of the 1.57 its "
+    "normal impulse allows) and slides on for 30 steps, 3.6e-3 m apart after 0.5 s (4 iterations: it leaves "
+    "turning too fast; 60, 120 and 480 Hz and PGS agree); the cause is still to be found (first suspect: the "
+    "anchor drift the friction rows count from the substeps before the contact)"
+)
+THROWN = (
+    [("sphere", "plane", 1, 60)]
+    + [(s, g, 16, 60) for s in ("sphere", "capsule") for g in ("plane", "box", "hull", "mesh")]
+    + [pytest.param("sphere", "plane", 16, 240, marks=pytest.mark.xfail(strict=True, reason=LANDING_XFAIL))]
+)
 
 
-@pytest.mark.parametrize("shape, under, iterations", THROWN)
-def test_a_ball_or_capsule_thrown_onto_the_ground_rolls_away_as_in_physx(tmp_path, shape, under, iterations):
+@pytest.mark.parametrize("shape, under, iterations, rate", THROWN)
+def test_a_ball_or_capsule_thrown_onto_the_ground_rolls_away_as_in_physx(tmp_path, shape, under, iterations, rate):
     """A 0.1 m ball, or a capsule lying across its path, thrown at 2 m/s from 0.6 m onto a plane, a box, a
-    hull or a triangle-mesh ground (e 0, mu 0.5, no damping; 60 Hz, 1 or 16 position iterations): friction
+    hull or a triangle-mesh ground (e 0, mu 0.5, no damping; 0.5 s at 60 Hz, 1 or 16 position iterations): friction
     at its contact point stops its slip within the landing step, keeping its angular momentum about that
     point, so it rolls away at 2 / (1 + I / m r^2) m/s (to 1e-4: 5/7 of 2 for the ball), as PhysX's does
     (every pose within 1e-4 m). The landing contact is speculative, the body still above the ground at the
@@ -176,8 +185,7 @@ def test_a_ball_or_capsule_thrown_onto_the_ground_rolls_away_as_in_physx(tmp_pat
     if shape == "capsule":
         UsdGeom.Capsule(body).GetAxisAttr().Set("Y")
     path = save(stage, tmp_path / "thrown.usda")
-    rate = 60
-    theirs, ours = both(path, rate, 30)
+    theirs, ours = both(path, rate, rate // 2)
     assert np.abs(theirs[:, :3] - ours[:, :3]).max() <= TOL
     if under != "box" or shape == "capsule":
         desc = usdart.load(path).description.bodies["/World/body"]
