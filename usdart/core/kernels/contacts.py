@@ -330,7 +330,7 @@ def choose_anchors(shape, settings, a, b, rest, order, k, end, contact, rot, pos
     the correlation distance; its anchors stay with it (two only while they span half the patch). Then new
     anchors among the points closer than frictionOffsetThreshold + restDistance: the first, then the
     farthest pair. anchors rows 2j, 2j+1: anchor j on A and on B (world; a new anchor is the contact point on
-    both). Returns (anchor count, how many were kept, whether the patch was kept)."""
+    both). Returns (anchor count, whether the patch was kept)."""
     la, lb = shape[a, S_LINK], shape[b, S_LINK]
     g = contact[order[k]]
     n0, n1, n2 = g[CG_NORMAL], g[CG_NORMAL + 1], g[CG_NORMAL + 2]
@@ -384,7 +384,7 @@ def choose_anchors(shape, settings, a, b, rest, order, k, end, contact, rot, pos
         elif d_second > far and persisted == 0:
             _set_anchor(anchors, 0, g)
             far = d_second
-    return count, persisted, patch_kept
+    return count, patch_kept
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
@@ -522,7 +522,7 @@ def fill_contacts(
             k = end
             continue
         strong = not (moving_surface(par, shape, a) or moving_surface(par, shape, b))
-        n_anchors, _, patch_kept = choose_anchors(
+        n_anchors, patch_kept = choose_anchors(
             shape, shapes.settings, a, b, rest, order, k, end, contact, rot, pos, kept and strong, patch[slot], anchors
         )
         g = contact[order[k]]
