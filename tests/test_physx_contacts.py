@@ -530,8 +530,8 @@ def test_a_cylinder_rolls_down_an_incline_as_in_physx(tmp_path, solver, tol):
 def test_a_rolling_cylinder_keeps_its_speed_as_in_physx(tmp_path, solver, rate):
     """A cylinder (radius 0.1 m) on its side started rolling at 1 m/s (10 rad/s, no slip) on a plane, no
     damping, 2 s: nothing takes energy from pure rolling, so it covers v t = 2 m (within 1e-3 m; PhysX falls
-    short by 2e-5 to 4.3e-4) along PhysX's path (within 2e-4 m; measured 2.4e-5 TGS and 6e-6 PGS at 60 Hz,
-    1.2e-4 and 7e-6 at 240 Hz) and drifts sideways less than 1 mm (PhysX's up to 5.2e-4, usdart's as much,
+    short by up to 4.3e-4) along PhysX's path (within 2e-4 m; measured 2.4e-5 TGS and 1.2e-6 PGS at 60 Hz,
+    1.2e-4 and 5.6e-6 at 240 Hz) and drifts sideways less than 1 mm (PhysX's up to 5.2e-4, usdart's as much,
     the other way at 60 Hz TGS and 240 Hz PGS). PhysX keeps a friction patch only while the two bodies
     turned less than PXC_SAME_NORMAL (2.6 deg) relative to each other since it began: at 240 Hz a wheel
     turns 2.4 deg a step, and usdart, which compared the normal with last step's, kept the patch and its
