@@ -101,6 +101,7 @@ from ..layout import (
     SP_SURFACE_ANGULAR,
     SP_SURFACE_LINEAR,
     SP_SURFACE_LOCAL,
+    T_FREE_BODY,
     T_KINEMATIC,
     T_LINK0,
     T_ROOT,
@@ -116,6 +117,7 @@ from .tree_factor import solve
 
 TINY_RESPONSE = 1e-12  # rows whose response is below this cannot act (PhysX drops them)
 PGS_FRICTION_ITERATIONS = 3  # PGS solves friction in the last position iterations only
+PARTNER_MOVING, PARTNER_STATIC_BODY, PARTNER_STATIC_LINK = 0, 1, 2  # contact_sweep's row selection
 ANCHOR_APART = 1e-8  # m^2: a second anchor must be at least this far (squared) from the first
 EXT_FRICTION_SOFTNESS = 0.8  # PhysX's friction bias on articulation links ignores the TGS softness
 SAME_NORMAL = 0.999  # a kept patch's normal may have turned this little (PhysX's PXC_SAME_NORMAL, 2.6 degrees)
@@ -717,18 +719,32 @@ def patch_normal_impulse(crow, cval, r):
     return max(total, cval[r, CV_MIN_NORMAL])
 
 
+@njit(cache=True, error_model="numpy", _nrt=False, inline="always")
+def partner_kind(tree, t0, t1):
+    """PARTNER_MOVING for a pair of moving bodies; else the kind of the moving side against a static or
+    kinematic partner: PARTNER_STATIC_BODY (a free body), PARTNER_STATIC_LINK (an articulation link)."""
+    s0 = t0 < 0 or tree[t0, T_KINEMATIC] != 0
+    s1 = t1 < 0 or tree[t1, T_KINEMATIC] != 0
+    if not (s0 or s1):
+        return PARTNER_MOVING
+    moving = t1 if s0 else t0
+    if moving >= 0 and tree[moving, T_FREE_BODY] == 0:
+        return PARTNER_STATIC_LINK
+    return PARTNER_STATIC_BODY
+
+
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
-def contact_sweep(tree, crow, cval, storage, r0, r1, static, tgs, velocity_iteration, friction, elapsed, gvel, moved):
-    """One Gauss-Seidel pass over the contact rows r0..r1-1 whose partner is static or kinematic (`static`,
-    PhysX's bodies outside the island) or not; returns the largest velocity change. `friction`: whether
-    friction rows act in this pass (PGS: the last three position iterations and the velocity iterations);
-    elapsed: seconds into the step (TGS)."""
+def contact_sweep(tree, crow, cval, storage, r0, r1, partner, tgs, velocity_iteration, friction, elapsed, gvel, moved):
+    """One Gauss-Seidel pass over the contact rows r0..r1-1 of one partner kind (`partner_kind`: between
+    moving bodies, or a free body's or an articulation link's against a static or kinematic shape, PhysX's
+    bodies outside the island); returns the largest velocity change. `friction`: whether friction rows act
+    in this pass (PGS: the last three position iterations and the velocity iterations); elapsed: seconds into
+    the step (TGS)."""
     largest = 0.0
     r = r0
     while r < r1:
         row = crow[r]
-        t0, t1 = row[CR_TREE0], row[CR_TREE1]
-        if (t0 < 0 or t1 < 0 or tree[t0, T_KINEMATIC] != 0 or tree[t1, T_KINEMATIC] != 0) != static:
+        if partner_kind(tree, row[CR_TREE0], row[CR_TREE1]) != partner:
             r += 1
             continue
         v = cval[r]

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..layout import CC_POINTS, I_ROW0, I_ROW1, S_TREE, T_ISLAND
-from .contacts import contact_sweep
+from .contacts import PARTNER_MOVING, PARTNER_STATIC_BODY, PARTNER_STATIC_LINK, contact_sweep
 from .rows import LIMIT_ERP
 from .solver import PGS_JOINT_ERP, sweep, tgs_sweep
 
@@ -131,35 +131,22 @@ def group_pass(
     gvel,
     moved,
 ):
-    """One pass over solver group `root`: contacts between moving bodies, then contacts with static or
-    kinematic shapes (contact rows r0..r1-1: PhysX's partitions put a body's contacts with static shapes after
-    all its others), then each island's rows (DOF rows, couplings, joints); iteration
-    `it` of n position iterations (PGS: h = dt; TGS: a substep of dt / n or a velocity iteration; span as
-    solver.sweep's). Returns the largest velocity change."""
+    """One pass over solver group `root`, in PhysX's order: contacts between moving bodies, then free bodies'
+    contacts with static or kinematic shapes (PhysX's partitions put a body's static constraints after its
+    others), then each island's rows (DOF rows, couplings, joints), then articulation links' contacts with
+    static or kinematic shapes (PhysX solves those inside the articulation, after its joints' rows) (contact
+    rows r0..r1-1); iteration `it` of n position iterations (PGS: h = dt; TGS: a substep of dt / n or a
+    velocity iteration; span as solver.sweep's). Returns the largest velocity change."""
     tree, island = trees.tree, trees.island
     velocity_iteration = it >= n
     elapsed = min(it, n) * dt / n if tgs_pass else 0.0
-    largest = contact_sweep(
-        tree, crow, cval, storage, r0, r1, np.bool_(False), tgs_pass, velocity_iteration, friction, elapsed, gvel, moved
-    )
-    largest = max(
-        largest,
-        contact_sweep(
-            tree,
-            crow,
-            cval,
-            storage,
-            r0,
-            r1,
-            np.bool_(True),
-            tgs_pass,
-            velocity_iteration,
-            friction,
-            elapsed,
-            gvel,
-            moved,
-        ),
-    )
+    largest = 0.0
+    for partner in (PARTNER_MOVING, PARTNER_STATIC_BODY):
+        change = contact_sweep(
+            tree, crow, cval, storage, r0, r1, np.int64(partner), tgs_pass, velocity_iteration, friction, elapsed,
+            gvel, moved,
+        )  # fmt: skip
+        largest = max(largest, change)
     k = root
     while k >= 0:
         if tgs_pass:
@@ -173,4 +160,8 @@ def group_pass(
             )  # fmt: skip
         largest = max(largest, change)
         k = nxt[k]
-    return largest
+    change = contact_sweep(
+        tree, crow, cval, storage, r0, r1, np.int64(PARTNER_STATIC_LINK), tgs_pass, velocity_iteration, friction,
+        elapsed, gvel, moved,
+    )  # fmt: skip
+    return max(largest, change)
