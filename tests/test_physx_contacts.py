@@ -686,9 +686,32 @@ def test_a_box_rides_a_turning_articulation_link_as_in_physx(tmp_path, speed):
         assert creep[1] == pytest.approx(creep[0], rel=0.1)
 
 
+# an articulation's 1 kg base link ROOT/base welded to the world at height HEIGHT (ROOT: the articulation's path)
+WELDED_BASE = """
+        def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+        {
+            float physics:mass = 1
+            float3 physics:diagonalInertia = (0.01, 0.01, 0.01)
+            double3 xformOp:translate = (0, 0, HEIGHT)
+            uniform token[] xformOpOrder = ["xformOp:translate"]
+        }
+        def PhysicsFixedJoint "anchor"
+        {
+            rel physics:body1 = <ROOT/base>
+            point3f physics:localPos0 = (0, 0, HEIGHT)
+        }
+"""
+
+
+def welded_base(root: str, height: float) -> str:
+    """WELDED_BASE for the articulation at `root`, its base `height` m up."""
+    return WELDED_BASE.replace("ROOT", root).replace("HEIGHT", str(height))
+
+
 # a ram on a prismatic joint (an articulation welded to the world), its velocity drive at 0.5 m/s capped at 50 N,
 # 0.15 m behind a box (RIDER) on a plane; the ram's material /World/ram (friction RAM_MU, combined by "min")
-PUSHER = """
+PUSHER = (
+    """
     def Plane "ground" (prepend apiSchemas = ["PhysicsCollisionAPI", "MaterialBindingAPI"])
     {
         rel material:binding:physics = </World/grip>
@@ -701,20 +724,9 @@ PUSHER = """
         uniform token physxMaterial:frictionCombineMode = "min"
     }
     def Xform "pusher" (prepend apiSchemas = ["PhysicsArticulationRootAPI"])
-    {
-        def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
-        {
-            float physics:mass = 1
-            float3 physics:diagonalInertia = (0.01, 0.01, 0.01)
-            double3 xformOp:translate = (0, 0, 0.5)
-            uniform token[] xformOpOrder = ["xformOp:translate"]
-        }
-        def PhysicsFixedJoint "anchor"
-        {
-            rel physics:body1 = </World/pusher/base>
-            point3f physics:localPos0 = (0, 0, 0.5)
-        }
-        def Cube "ram" (
+    {"""
+    + welded_base("/World/pusher", 0.5)
+    + """        def Cube "ram" (
             prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsCollisionAPI", "PhysicsMassAPI", "MaterialBindingAPI"]
         )
         {
@@ -736,6 +748,7 @@ PUSHER = """
         }
     }
 """
+)
 
 RAM_FRICTION_XFAIL = (
     "the ram's static friction on the box's face is statically indeterminate (it may carry part of the box's "
@@ -770,7 +783,8 @@ def test_a_driven_ram_pushes_a_box_across_the_ground_as_in_physx(tmp_path, ram_m
 
 # a 0.8 m arm (2 kg link, its tip a 5 cm sphere 5 cm above a static table) on a hinge about Y whose drive
 # (stiffness STIFFNESS, damping 10) aims 30 deg down: the table stops the tip at asin(0.05 / 0.8) = 0.0625 rad
-ARM_ON_TABLE = """
+ARM_ON_TABLE = (
+    """
     def Cube "table" (prepend apiSchemas = ["PhysicsCollisionAPI"])
     {
         double size = 1
@@ -779,20 +793,9 @@ ARM_ON_TABLE = """
         uniform token[] xformOpOrder = ["xformOp:translate", "xformOp:scale"]
     }
     def Xform "arm" (prepend apiSchemas = ["PhysicsArticulationRootAPI"])
-    {
-        def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
-        {
-            float physics:mass = 1
-            float3 physics:diagonalInertia = (0.01, 0.01, 0.01)
-            double3 xformOp:translate = (0, 0, 0.6)
-            uniform token[] xformOpOrder = ["xformOp:translate"]
-        }
-        def PhysicsFixedJoint "anchor"
-        {
-            rel physics:body1 = </World/arm/base>
-            point3f physics:localPos0 = (0, 0, 0.6)
-        }
-        def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+    {"""
+    + welded_base("/World/arm", 0.6)
+    + """        def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
         {
             float physics:mass = 2
             float3 physics:diagonalInertia = (0.005, 0.1, 0.1)
@@ -817,6 +820,7 @@ ARM_ON_TABLE = """
         }
     }
 """
+)
 
 PRESS_XFAIL = (
     "PGS at 60 Hz with the stiffer drive: PhysX's tip rests 0.37 mm into the table (0.0630 rad), usdart's 2.3 mm "
