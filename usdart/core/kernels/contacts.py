@@ -15,10 +15,11 @@ Normal row (PhysX's TGS prep and solve; PGS: h = dt, 0.8, no displacement):
   apart at the start, softness/h when overlapping (softness = min(0.8, 2 / sqrt N)); impulse (bias -
   (v_n - v*)) / r accumulated in [0, maxContactImpulse].
 Friction (per anchor, TGS): f = lambda - softness / r (v_t + b err) per tangent, err = the anchor's drift
-  (its two copies apart at the step start, plus J dx), b = softness / h (0.8 / h on articulation links);
+  (its two copies apart at the step start, plus J dx), b = 1 / h (0.8 / h on articulation links);
   the pair's |f| beyond share mu_s N (N the patch's normal impulses, share 1/anchors) slides: scaled to at
   most share mu_d N. PGS: each row
-  clamped alone (a box), only in the last three position iterations and the velocity iterations.
+  in turn, from the velocities the other left, clamped alone (a box), only in the last three position
+  iterations and the velocity iterations.
 Anchors are kept between steps (PhysX's "strong friction", `choose_anchors`): while a patch does not slide
 its anchors stay fixed on both bodies, and the drift of their two copies is pulled back, so a body resting
 on a slope does not creep.
@@ -87,7 +88,6 @@ from ..layout import (
     PK_KEY,
     PK_STEP,
     S_ARTICULATED,
-    S_KINEMATIC,
     S_LINK,
     S_TREE,
     SP_DYNAMIC_FRICTION,
@@ -120,6 +120,10 @@ PGS_FRICTION_ITERATIONS = 3  # PGS solves friction in the last position iteratio
 PARTNER_MOVING, PARTNER_STATIC_BODY, PARTNER_STATIC_LINK = 0, 1, 2  # contact_sweep's row selection
 ANCHOR_APART = 1e-8  # m^2: a second anchor must be at least this far (squared) from the first
 EXT_FRICTION_SOFTNESS = 0.8  # PhysX's friction bias on articulation links ignores the TGS softness
+# PhysX's TGS friction bias between rigid bodies (and against static shapes), per substep: the whole anchor
+# drift, whatever the softness (measured on ovphysx: a ball ends the step it lands on a slope in with
+# PhysX's spin to 3e-4 rad/s at 1, 4 and 16 position iterations; with 0.8 or the softness up to 0.9 rad/s off)
+RIGID_FRICTION_BIAS = 1.0
 SAME_NORMAL = 0.999  # a kept patch's normal may have turned this little (PhysX's PXC_SAME_NORMAL, 2.6 degrees)
 
 
@@ -574,7 +578,7 @@ def fill_contacts(
                 v[CV_SOFTNESS] = softness
                 # the anchor's drift: its two copies apart along the row
                 v[CV_SEPARATION] = d0 * (pa[0] - pb[0]) + d1 * (pa[1] - pb[1]) + d2 * (pa[2] - pb[2])
-                v[CV_RATE] = (EXT_FRICTION_SOFTNESS if ext else softness) / h if tgs else 1.0 / dt
+                v[CV_RATE] = (EXT_FRICTION_SOFTNESS if ext else RIGID_FRICTION_BIAS) / h if tgs else 1.0 / dt
                 if not strong:
                     v[CV_RATE] = 0.0
                 v[CV_MIN_NORMAL] = min_normal
@@ -683,10 +687,11 @@ def surface_velocity(par, shape, s, rot, pos, x, y, z):
 @njit(cache=True, error_model="numpy", _nrt=False, inline="always")
 def _ext_pair(shape, a, b):
     """Whether a pair's rows take PhysX's articulation ("ext") friction bias and minimum normal impulse: a
-    side on an articulation link, and (measured against ovphysx: a box held on an incline at tan 0.4675 by
-    mu_s 0.55 above mu_d 0.4, and its creep near the friction angle) a static or kinematic partner too."""
+    side on an articulation link (PhysX's useExtContacts). Between rigid bodies, or a rigid body and a static
+    or kinematic shape, friction is bounded by the normal impulses alone: with the articulations' minimum, a
+    ball landing on a slope left the step with 10 % less spin than PhysX's."""
     for s in (a, b):
-        if shape[s, S_ARTICULATED] != 0 or shape[s, S_TREE] < 0 or shape[s, S_KINEMATIC] != 0:
+        if shape[s, S_ARTICULATED] != 0:
             return True
     return False
 
@@ -734,6 +739,66 @@ def partner_kind(tree, t0, t1):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def tgs_anchor(tree, crow, cval, storage, r, elapsed, gvel, moved, limit, slide):
+    """One TGS pass over a friction anchor's two tangent rows r, r + 1 (PhysX's TGS solveContact): both
+    impulses from the same velocities, clamped together to a circle of radius `limit` (beyond it: scaled to
+    `slide`); returns whether it slid."""
+    v, w = cval[r], cval[r + 1]
+    f0, f1 = v[CV_LAMBDA], w[CV_LAMBDA]
+    vt0, dx0, vt1, dx1 = anchor_rates(tree, crow, storage, r, gvel, moved)
+    for axis in range(2):
+        u = v if axis == 0 else w
+        if u[CV_RESPONSE] <= TINY_RESPONSE:
+            continue
+        vt, dx = (vt0, dx0) if axis == 0 else (vt1, dx1)
+        # the anchor's drift: at the step start, plus what the substeps moved it; the surfaces' velocity
+        slip = vt + u[CV_DRIFT] - u[CV_TARGET]
+        slip += u[CV_RATE] * (u[CV_SEPARATION] + dx + elapsed * (u[CV_TURN] + elapsed * u[CV_BEND]))
+        if axis == 0:
+            f0 -= u[CV_SOFTNESS] * slip / u[CV_RESPONSE]
+        else:
+            f1 -= u[CV_SOFTNESS] * slip / u[CV_RESPONSE]
+    broken = False
+    size = math.sqrt(f0 * f0 + f1 * f1)
+    if size > limit:
+        scale = min(slide, size) / size
+        f0, f1 = f0 * scale, f1 * scale
+        broken = True
+    for axis in range(2):
+        u = v if axis == 0 else w
+        change = (f0 if axis == 0 else f1) - u[CV_LAMBDA]
+        if change != 0.0:
+            u[CV_LAMBDA] += change
+            row_apply(tree, crow, storage, r + axis, gvel, change)
+    return broken
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def pgs_anchor(tree, crow, cval, storage, r, velocity_iteration, gvel, limit, slide):
+    """One PGS pass over a friction anchor's two tangent rows r, r + 1 (PhysX's PGS solveContact): each row
+    in turn, from the velocities the one before left, clamped on its own to `limit` (beyond it: `slide`);
+    the step-start drift only in position iterations. Returns whether a row slid. (Solved as a pair, the
+    rows of a box landing while it slides put its sideways drift on the other side of PhysX's.)"""
+    broken = False
+    for axis in range(2):
+        u = cval[r + axis]
+        if u[CV_RESPONSE] <= TINY_RESPONSE:
+            continue
+        slip = row_rate(tree, crow, storage, r + axis, gvel) + u[CV_DRIFT] - u[CV_TARGET]
+        if not velocity_iteration:
+            slip += u[CV_RATE] * u[CV_SEPARATION]
+        f = u[CV_LAMBDA] - u[CV_SOFTNESS] * slip / u[CV_RESPONSE]
+        if abs(f) > limit:
+            f = math.copysign(slide, f)
+            broken = True
+        change = f - u[CV_LAMBDA]
+        if change != 0.0:
+            u[CV_LAMBDA] = f
+            row_apply(tree, crow, storage, r + axis, gvel, change)
+    return broken
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def contact_sweep(tree, crow, cval, storage, r0, r1, partner, tgs, velocity_iteration, friction, elapsed, gvel, moved):
     """One Gauss-Seidel pass over the contact rows r0..r1-1 of one partner kind (`partner_kind`: between
     moving bodies, or a free body's or an articulation link's against a static or kinematic shape, PhysX's
@@ -773,52 +838,17 @@ def contact_sweep(tree, crow, cval, storage, r0, r1, partner, tgs, velocity_iter
         if not friction:
             r += 2
             continue
-        w = cval[r + 1]
+        before0, before1 = v[CV_LAMBDA], cval[r + 1, CV_LAMBDA]
         normal = patch_normal_impulse(crow, cval, r)
-        f0, f1 = v[CV_LAMBDA], w[CV_LAMBDA]
-        if tgs:
-            vt0, dx0, vt1, dx1 = anchor_rates(tree, crow, storage, r, gvel, moved)
-        for axis in range(2):
-            u = v if axis == 0 else w
-            if u[CV_RESPONSE] <= TINY_RESPONSE:
-                continue
-            if tgs:  # the anchor's drift: at the step start, plus what the substeps moved it
-                vt, dx = (vt0, dx0) if axis == 0 else (vt1, dx1)
-                slip = vt + u[CV_DRIFT] - u[CV_TARGET]  # (the surfaces' velocity)
-                slip += u[CV_RATE] * (u[CV_SEPARATION] + dx + elapsed * (u[CV_TURN] + elapsed * u[CV_BEND]))
-            else:
-                slip = row_rate(tree, crow, storage, r + axis, gvel) + u[CV_DRIFT] - u[CV_TARGET]
-            if not tgs and not velocity_iteration:  # PGS: the step-start drift, in position iterations only
-                slip += u[CV_RATE] * u[CV_SEPARATION]
-            step = -u[CV_SOFTNESS] * slip / u[CV_RESPONSE]
-            if axis == 0:
-                f0 += step
-            else:
-                f1 += step
         limit = v[CV_SHARE] * v[CV_STATIC_FRICTION] * normal
         slide = v[CV_SHARE] * v[CV_DYNAMIC_FRICTION] * normal
-        broken = False
-        if tgs:  # a circular cone per anchor
-            size = math.sqrt(f0 * f0 + f1 * f1)
-            if size > limit:
-                scale = min(slide, size) / size
-                f0, f1 = f0 * scale, f1 * scale
-                broken = True
-        else:  # PGS: each row on its own
-            if abs(f0) > limit:
-                f0 = math.copysign(slide, f0)
-                broken = True
-            if abs(f1) > limit:
-                f1 = math.copysign(slide, f1)
-                broken = True
+        if tgs:
+            broken = tgs_anchor(tree, crow, cval, storage, r, elapsed, gvel, moved, limit, slide)
+        else:
+            broken = pgs_anchor(tree, crow, cval, storage, r, velocity_iteration, gvel, limit, slide)
         v[CV_BROKEN] = 1.0 if broken else 0.0
-        for axis in range(2):
-            u = v if axis == 0 else w
-            change = (f0 if axis == 0 else f1) - u[CV_LAMBDA]
-            if change != 0.0:
-                u[CV_LAMBDA] += change
-                row_apply(tree, crow, storage, r + axis, gvel, change)
-                largest = max(largest, abs(change) * u[CV_RESPONSE])
+        largest = max(largest, abs(v[CV_LAMBDA] - before0) * v[CV_RESPONSE])
+        largest = max(largest, abs(cval[r + 1, CV_LAMBDA] - before1) * cval[r + 1, CV_RESPONSE])
         r += 2
     return largest
 

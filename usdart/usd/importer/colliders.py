@@ -15,8 +15,9 @@ scale). This module turns those into ColliderDesc in SI units with PhysX's conve
 - offsets: physxCollision:restOffset (unauthored: newton:contactMargin, as ovphysx reads it, else 0) and
   contactOffset, automatic where unauthored:
   max(2 dt^2 max(|g|, 1), 0.02 x smallest extent) + max(restOffset, 0) in stage units, dt = 1 /
-  timeStepsPerSecond; a plane's 0.02 stage units; an authored contactOffset not above the restOffset
-  becomes contactOffset + restOffset + 0.001 (Kit's repair);
+  timeStepsPerSecond; a plane's 0.02 x tolerancesLength (1 / metersPerUnit stage units: 2 cm in any
+  unit); an authored contactOffset not above the restOffset becomes contactOffset + restOffset + 0.001
+  (Kit's repair);
 - filtering: collision groups (groups that list each other never collide; the scene's
   physxScene:invertCollisionGroupFilter inverts; physics:invertFilteredGroups and mergeGroup are not read,
   as PhysX does not read them), FilteredPairsAPI on colliders, bodies and articulations, and joints outside
@@ -48,7 +49,7 @@ SHAPES = {
 }
 COLLIDER_TYPES = (*SHAPES, "MeshShape")
 NOT_COLLIDING_YET = ("Capsule1Shape", "Cylinder1Shape", "SpherePointsShape", "CustomShape")
-PLANE_CONTACT_OFFSET = 0.02  # stage units (0.02 x tolerancesLength)
+PLANE_CONTACT_OFFSET = 0.02  # metres: 0.02 x tolerancesLength (1 / metersPerUnit stage units)
 AUTO_OFFSET_FRACTION = 0.02  # of the shape's smallest extent
 HULL_VERTEX_LIMIT = 64  # PhysxConvexHullCollisionAPI's default: the most vertices PhysX cooks into a hull
 OFFSET_REPAIR = 0.001  # stage units added when an authored contactOffset is not above the restOffset
@@ -330,7 +331,7 @@ class Colliders:
                 contact = contact + rest + OFFSET_REPAIR
             return rest, contact
         if shape == "plane":
-            return rest, PLANE_CONTACT_OFFSET + max(rest, 0.0)
+            return rest, PLANE_CONTACT_OFFSET / self.settings.meters_per_unit + max(rest, 0.0)
         if shape in ("sphere", "capsule"):
             extent = 2 * size_stage[0]
         elif shape in ("cylinder", "cone"):

@@ -94,7 +94,9 @@ def read_settings(
 
 def _contact_settings(scene: Usd.Prim, settings: SceneSettings) -> None:
     """PhysxSceneAPI's contact values in SI, unauthored as Kit's parser sets them (its bounce threshold 1e-6,
-    authored values raised to it; 0.04 and 0.025 stage lengths for the friction anchor distances)."""
+    authored values raised to it; the friction anchor distances 0.04 and 0.025 x tolerancesLength, i.e. 4 and
+    2.5 cm whatever the stage's unit: a centimetre stage's box landing sliding is stopped by the impact's
+    friction as in a metre stage)."""
     mpu = settings.meters_per_unit
     bounce = authored(scene, "physxScene:bounceThreshold")
     settings.bounce_threshold = max(float(bounce) if bounce is not None else 0.0, MIN_BOUNCE_THRESHOLD) * mpu
@@ -103,7 +105,7 @@ def _contact_settings(scene: Usd.Prim, settings: SceneSettings) -> None:
         ("friction_correlation_distance", "physxScene:frictionCorrelationDistance", 0.025),
     ):
         value = authored(scene, attr)
-        setattr(settings, name, (fallback if value is None else float(value)) * mpu)
+        setattr(settings, name, fallback if value is None else float(value) * mpu)
     settings.invert_collision_group_filter = bool(read(scene, "physxScene:invertCollisionGroupFilter", False))
 
 
