@@ -569,10 +569,12 @@ def _capsule_sat(seg, seglen, r, h, size, margin, eps, rot_b, pos_b, out):
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def capsule_box(rot_a, pos_a, radius_a, half_height_a, rot_b, pos_b, half_b, margin, scratch, out):
     """Capsule A on box B, in B's frame. Apart: the closest points (two points when the capsule lies along the
-    face it is over); touching or cutting the box: SAT."""
-    ex = half_height_a * rot_a[0, 0]
-    ey = half_height_a * rot_a[1, 0]
-    ez = half_height_a * rot_a[2, 0]
+    face it is over); touching or cutting the box: SAT. The segment runs from the capsule's local +x end,
+    whose point comes first, as PhysX orders them (a capsule rolling down a box slope drifted along its axis
+    the other way from PhysX's taken from the other end)."""
+    ex = -half_height_a * rot_a[0, 0]
+    ey = -half_height_a * rot_a[1, 0]
+    ez = -half_height_a * rot_a[2, 0]
     for m in range(3):  # the segment: scratch[0] + t * scratch[1], t in [0, 1]
         scratch[0, m] = _col_dot(rot_b, m, pos_a[0] - ex - pos_b[0], pos_a[1] - ey - pos_b[1], pos_a[2] - ez - pos_b[2])
         scratch[1, m] = 2.0 * _col_dot(rot_b, m, ex, ey, ez)

@@ -208,9 +208,12 @@ def point_plane(x, y, z, radius, rot_b, pb, margin, out, k):
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
 def capsule_plane(rot_a, pa, ra, ha, rot_b, pb, margin, out):
-    """Capsule A against plane B: each end sphere of the segment (up to two points)."""
+    """Capsule A against plane B: each end sphere of the segment (up to two points), its local +x end first
+    as in PhysX's pcmContactPlaneCapsule (the solver's order; the capsule frame is PhysX's, importer.colliders:
+    the other way round, a capsule rolling down a slope drifted along its axis as far as PhysX's, the other
+    way)."""
     n = np.int64(0)
-    for sign in (-1.0, 1.0):
+    for sign in (1.0, -1.0):
         x, y, z = pa[0] + sign * ha * rot_a[0, 0], pa[1] + sign * ha * rot_a[1, 0], pa[2] + sign * ha * rot_a[2, 0]
         n += point_plane(x, y, z, ra, rot_b, pb, margin, out, n)
     return n
@@ -324,9 +327,8 @@ def manifold(
     if type_b == SHAPE_PLANE:
         if type_a == SHAPE_CONVEX:
             return convex_plane(rot_a, pa, hull_a, rot_b, pb, margin, candidates, out)
-        n = round_plane(type_a, par_a, rot_a, pa, hull_a, face_start, face_vertex, rot_b, pb, margin, polygon[0],
-                        candidates)  # fmt: skip
-    elif type_b == SHAPE_MESH:
+        return round_plane(type_a, par_a, rot_a, pa, rot_b, pb, margin, out)
+    if type_b == SHAPE_MESH:
         n = mesh_pair(type_a, par_a, rot_a, pa, hull_a, fa0, fa1, rot_b, pb, hull_b, fb0, fb1,
                       par_b[SP_TRIANGLE_WIDTH], face_start, face_vertex, margin, polygon, candidates)  # fmt: skip
     else:

@@ -44,6 +44,9 @@ GJK_ITERATIONS = 64
 RELATIVE_TOLERANCE = 1e-9  # of the two shapes' size: GJK's and EPA's convergence, degenerate simplices
 DISC_COS, DISC_SIN = math.cos(2.0 * math.pi / DISC_POINTS), math.sin(2.0 * math.pi / DISC_POINTS)
 CAP_ALIGNMENT = 0.7  # |axis . d| above which a capsule's supporting feature is its end point, not its segment
+# PhysX's contact faces of cylinders and cones against planes (GuConvexSupport contactFace): the cap when the
+# axis is within ~8 deg of the direction (cos 8 deg), the side when within ~8 deg of across it (cos 82 deg)
+FACE_ALIGNED, FACE_ACROSS = 0.99, 0.14
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
@@ -475,8 +478,8 @@ def feature(kind, par, rot, pos, hull, f0, f1, face_start, face_vertex, dx, dy, 
         if abs(lx) > CAP_ALIGNMENT * norm:
             _put(poly, np.int64(0), rot, pos, h if lx > 0.0 else -h, 0.0, 0.0)
             return 1
-        _put(poly, np.int64(0), rot, pos, -h, 0.0, 0.0)
-        _put(poly, np.int64(1), rot, pos, h, 0.0, 0.0)
+        _put(poly, np.int64(0), rot, pos, h, 0.0, 0.0)  # its +x end first, as PhysX's (colliders' capsule frame)
+        _put(poly, np.int64(1), rot, pos, -h, 0.0, 0.0)
         return 2
     if kind == SHAPE_BOX:
         a = 0
@@ -751,19 +754,59 @@ def convex_pair(
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
-def round_plane(kind, par, rot, pos, hull, face_start, face_vertex, rot_p, pos_p, margin, poly, candidates):
-    """A cylinder or cone against a plane (its normal the plane's local x): the points of its supporting
-    feature toward the plane within margin (the feature holds the exact deepest point), each on the plane."""
+def _plane_point(out, k, rot, pos, x, y, z, pos_p, nx, ny, nz):
+    """Row k of out: the local point (x, y, z) against the plane (normal n through pos_p), put halfway between
+    the shape and the plane as PhysX puts it, with its separation; returns k + 1."""
+    wx, wy, wz = _world(rot, pos, x, y, z)
+    s = (wx - pos_p[0]) * nx + (wy - pos_p[1]) * ny + (wz - pos_p[2]) * nz
+    return _candidate(out, k, wx - 0.5 * s * nx, wy - 0.5 * s * ny, wz - 0.5 * s * nz, nx, ny, nz, s)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def round_plane(kind, par, rot, pos, rot_p, pos_p, margin, out):
+    """A cylinder or cone against a plane (its normal the plane's local x), as PhysX's contactPlaneConvexCore:
+    nothing unless the shape's support point toward the plane is within margin; then the points of its
+    contacting face, each halfway between the shape and the plane (its separation kept), however far: with
+    the axis within 8 deg of the plane's normal, four rim points of the cap a quarter turn apart, the first
+    at the support (a cone: its base only); lying within 8 deg of the plane, the side's two ends, the +axis
+    end (a cone's apex) first; else the support point alone. Returns the count written into out."""
     nx, ny, nz = rot_p[0, 0], rot_p[1, 0], rot_p[2, 0]
-    none = np.int64(0)
-    m = feature(kind, par, rot, pos, hull, none, none, face_start, face_vertex, -nx, -ny, -nz, poly)
-    found = np.int64(0)
-    for p in range(m):
-        x, y, z = poly[p, 0], poly[p, 1], poly[p, 2]
-        s = (x - pos_p[0]) * nx + (y - pos_p[1]) * ny + (z - pos_p[2]) * nz
-        if s <= margin and found < candidates.shape[0]:
-            found = _candidate(candidates, found, x - s * nx, y - s * ny, z - s * nz, nx, ny, nz, s)
-    return found
+    lx, ly, lz = _local(rot, -nx, -ny, -nz)  # toward the plane, in the shape's frame (a unit vector)
+    h, r = par[SP_SIZE1], par[SP_SIZE0]
+    y, z = _radial(ly, lz, r)
+    sx = h if lx >= 0.0 else -h  # the support point (support's rule, in the shape's frame)
+    sy, sz = y, z
+    if kind == SHAPE_CONE and h * lx >= -h * lx + y * ly + z * lz:
+        sx, sy, sz = h, 0.0, 0.0
+    elif kind == SHAPE_CONE:
+        sx = -h
+    wx, wy, wz = _world(rot, pos, sx, sy, sz)
+    if (wx - pos_p[0]) * nx + (wy - pos_p[1]) * ny + (wz - pos_p[2]) * nz >= margin:
+        return 0
+    cap, side = False, False
+    if kind == SHAPE_CYLINDER:
+        cap = abs(lx) > FACE_ALIGNED and r > 0.0
+        side = not cap and abs(lx) < FACE_ACROSS and h > 0.0
+    else:
+        cap = (lx < -FACE_ALIGNED or (lx > FACE_ALIGNED and h <= 0.0)) and r > 0.0
+        if not cap and h > 0.0:
+            sin_a = r / math.sqrt(4.0 * h * h + r * r)
+            side = abs(lx * math.sqrt(1.0 - sin_a * sin_a) - math.sqrt(max(1.0 - lx * lx, 0.0)) * sin_a) < FACE_ACROSS
+    if cap:
+        x = h if lx >= 0.0 else -h
+        if abs(z) <= 1e-7 * r:  # PhysX leaves the first at +y when the support is on the y axis
+            y, z = r, 0.0
+        k = _plane_point(out, np.int64(0), rot, pos, x, y, z, pos_p, nx, ny, nz)
+        k = _plane_point(out, k, rot, pos, x, -z, y, pos_p, nx, ny, nz)
+        k = _plane_point(out, k, rot, pos, x, -y, -z, pos_p, nx, ny, nz)
+        return _plane_point(out, k, rot, pos, x, z, -y, pos_p, nx, ny, nz)
+    if side:
+        if kind == SHAPE_CYLINDER:
+            k = _plane_point(out, np.int64(0), rot, pos, h, y, z, pos_p, nx, ny, nz)
+        else:
+            k = _plane_point(out, np.int64(0), rot, pos, h, 0.0, 0.0, pos_p, nx, ny, nz)
+        return _plane_point(out, k, rot, pos, -h, y, z, pos_p, nx, ny, nz)
+    return _plane_point(out, np.int64(0), rot, pos, sx, sy, sz, pos_p, nx, ny, nz)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)

@@ -54,11 +54,19 @@ AUTO_OFFSET_FRACTION = 0.02  # of the shape's smallest extent
 HULL_VERTEX_LIMIT = 64  # PhysxConvexHullCollisionAPI's default: the most vertices PhysX cooks into a hull
 OFFSET_REPAIR = 0.001  # stage units added when an authored contactOffset is not above the restOffset
 
-# rotation taking the local X axis (PhysX's capsule axis, plane normal) to a USD axis token
+# rotation taking the local X axis (a cylinder's or cone's axis, a plane's normal) to a USD axis token
 _AXIS_FROM_X = {
     "X": np.eye(3),
     "Y": np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
     "Z": np.array([[0.0, 0.0, -1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
+}
+# a capsule's: its local +X toward -Y or -Z for those axes, as PhysX's capsule frames are set (the same shape;
+# what it changes is which end's contact point comes first, so the solver's order: measured on ovphysx, a
+# capsule rolling down a slope drifts along its axis toward its local +X end, 6 cm in 2 s in PGS)
+_CAPSULE_AXIS_FROM_X = {
+    "X": np.eye(3),
+    "Y": np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+    "Z": np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]),
 }
 
 
@@ -184,7 +192,9 @@ class Colliders:
             size = np.array([desc.radius, desc.halfHeight, 0.0])
         else:
             size = np.zeros(3)
-        if shape in ("capsule", "cylinder", "cone", "plane"):
+        if shape == "capsule":
+            rotation = rotation @ _CAPSULE_AXIS_FROM_X[str(desc.axis)]
+        elif shape in ("cylinder", "cone", "plane"):
             rotation = rotation @ _AXIS_FROM_X[str(desc.axis)]
         return self._made(path, desc, body, shape, rotation, position, size * self.settings.meters_per_unit)
 
