@@ -49,12 +49,23 @@ def open_stage(source) -> Usd.Stage:
         raise StageError(f"{path}: is a folder, not a USD file")
     try:
         stage = Usd.Stage.Open(path)
+        _read_again(stage)
     except Tf.ErrorException as exc:
         detail = " ".join(str(exc).split())
         raise StageError(f"{path}: cannot be read as USD ({detail[:300]})") from None
     if stage is None:
         raise StageError(f"{path}: cannot be read as USD")
     return stage
+
+
+def _read_again(stage: Usd.Stage) -> None:
+    """USD keeps a layer that is still open (an earlier scene of the same file holds it) and hands it out
+    again as it was read: a file edited since would load stale. Each file layer without unsaved edits is
+    read again when its file changed (Sdf's Reload does nothing when it has not); one with unsaved edits is
+    left as it is, so that nothing in memory is lost."""
+    for layer in stage.GetUsedLayers():
+        if not layer.anonymous and not layer.dirty:
+            layer.Reload()
 
 
 MIN_BOUNCE_THRESHOLD = 1e-6  # stage units/s: Kit's parser default and floor
