@@ -235,8 +235,8 @@ def test_a_ball_or_capsule_thrown_onto_the_ground_rolls_away_as_in_physx(tmp_pat
     friction's lever arm was too long: usdart's ball rolled off the plane at 1.3252 (1 iteration) and
     1.4494 m/s (16). Against a box PhysX puts a ball's point on the box: its ball and usdart's roll off at
     1.4525 m/s. At 240 Hz usdart's ball left its landing step still slipping (0.66 m/s) and slid for 30 steps
-    while PhysX's rolled at once, until rigid bodies' friction took PhysX's bias (RIGID_FRICTION_BIAS) and no
-    articulation-style minimum normal impulse."""
+    while PhysX's rolled at once, until friction pulled back the anchors' whole drift in each substep and
+    rigid bodies' friction took no articulation-style minimum normal impulse."""
     stage = contact_stage()
     material(stage, "/World/mat", 0.5, 0.5, 0.0)
     if under in ("plane", "box"):
