@@ -60,7 +60,7 @@ def platform_path(t, moves=True, turns=True):
 # (solver.joint_substep, rigid_linear_row: a hung bob 3.5e-6 m from PhysX; 6.6e-3 m when usdart moved and turned
 # the anchor with the body). PGS leaves the turn out of every row, which usdart follows (kernels/step.begin_kinematic):
 # a riding box then follows the turn a step late in both, the first steps alike to 1e-7 m, but PGS's friction
-# corrections of that lag part later (6.6e-2 m after 2 s).
+# corrections of that lag part later (7.3e-2 m after 2 s).
 TURN_XFAIL = "PhysX's PGS friction and usdart's part correcting a kinematic body's turn a step late"
 
 

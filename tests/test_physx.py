@@ -250,8 +250,8 @@ _CONTACTS = (
     "they agree: case below): "
 )
 XFAIL = {
-    ("arm_with_gripper.usda", "PGS", 60): _CONTACTS + "max joint error 0.14 rad",
-    ("arm_with_gripper.usda", "PGS", 240): _CONTACTS + "max joint error 0.37 rad",
+    ("arm_with_gripper.usda", "PGS", 60): _CONTACTS + "max joint error 0.11 rad",
+    ("arm_with_gripper.usda", "PGS", 240): _CONTACTS + "max joint error 0.36 rad",
     ("arm_with_gripper.usda", "TGS", 60): _CONTACTS + "max joint error 0.46 rad",
     ("arm_with_gripper.usda", "TGS", 240): _CONTACTS + "max joint error 0.015 rad",
 }
