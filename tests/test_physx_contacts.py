@@ -100,12 +100,12 @@ def test_a_box_landing_while_it_slides_stops_as_in_physx(tmp_path, solver, itera
     them in turn (2.2e-3 m; the sideways drift mirrored), TGS rigid friction biased by the softness
     (5.3e-4 m at 16 iterations). (PGS at 1 iteration: 6.7e-4 m sideways after 1 s, 2 steps after the
     landing within 2e-6 m.)"""
-    from pxr import Sdf
-
     stage = contact_stage(solver)
     ground(stage)
-    box = dynamic_body(stage, "/World/body", pos=(1, 0, 0.5), velocity=(1, 0, 0), sleep=False)
-    box.CreateAttribute("physxRigidBody:solverPositionIterationCount", Sdf.ValueTypeNames.Int).Set(iterations)
+    dynamic_body(
+        stage, "/World/body", pos=(1, 0, 0.5), velocity=(1, 0, 0), sleep=False,
+        solverPositionIterationCount=iterations,
+    )  # fmt: skip
     collider(stage, "/World/body/geom", "box", 0.2)
     theirs, ours = both(save(stage, tmp_path / "sliding_landing.usda"), 60, 60)
     assert theirs[-1, 0] == pytest.approx(1 + math.sqrt(2 * 0.4 / 9.81), abs=2e-2)  # it stopped on landing
@@ -203,13 +203,13 @@ def test_a_ball_thrown_onto_the_ground_bounces_and_rolls_away_as_in_physx(tmp_pa
     of PhysX's (measured 6e-7 to 7e-5 m). It left its first bounce 2-5 % faster or slower than PhysX's until
     rigid bodies' friction pulled back the whole anchor drift in each substep, without the
     articulations' minimum normal impulse."""
-    from pxr import Sdf
-
     stage = contact_stage(solver)
     material(stage, "/World/mat", 0.5, 0.5, 0.5)
     ground(stage, "plane", "/World/mat")
-    body = dynamic_body(stage, "/World/body", pos=(0, 0, 0.6), velocity=(2.0, 0, 0), sleep=False, angularDamping=0.0)
-    body.CreateAttribute("physxRigidBody:solverPositionIterationCount", Sdf.ValueTypeNames.Int).Set(iterations)
+    dynamic_body(
+        stage, "/World/body", pos=(0, 0, 0.6), velocity=(2.0, 0, 0), sleep=False,
+        solverPositionIterationCount=iterations, angularDamping=0.0,
+    )  # fmt: skip
     collider(stage, "/World/body/geom", "sphere", 0.1, material_path="/World/mat")
     theirs, ours = both(save(stage, tmp_path / "bounce_rolling.usda"), rate, rate)
     assert np.diff(theirs[:, 2]).max() > 0  # it bounced

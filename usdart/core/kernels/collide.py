@@ -327,7 +327,7 @@ def manifold(
     if type_b == SHAPE_PLANE:
         if type_a == SHAPE_CONVEX:
             return convex_plane(rot_a, pa, hull_a, rot_b, pb, margin, candidates, out)
-        return round_plane(type_a, par_a, rot_a, pa, rot_b, pb, margin, out)
+        return round_plane(type_a, par_a, rot_a, pa, hull_a, rot_b, pb, margin, out)
     if type_b == SHAPE_MESH:
         n = mesh_pair(type_a, par_a, rot_a, pa, hull_a, fa0, fa1, rot_b, pb, hull_b, fb0, fb1,
                       par_b[SP_TRIANGLE_WIDTH], face_start, face_vertex, margin, polygon, candidates)  # fmt: skip

@@ -578,9 +578,7 @@ def fill_contacts(
                 # source reads 0.8 / h on links, softness / h elsewhere; measured on ovphysx: a ball landing
                 # on a slope leaves the step with PhysX's spin to 3e-4 rad/s at 1, 4 and 16 iterations, up
                 # to 0.9 rad/s off with those; the converted ant within 7e-5 m, 8e-4 with 0.8 / h on links)
-                v[CV_RATE] = 1.0 / h
-                if not strong:
-                    v[CV_RATE] = 0.0
+                v[CV_RATE] = 1.0 / h if strong else 0.0
                 v[CV_MIN_NORMAL] = min_normal
                 v[CV_TARGET] = d0 * (sb0 - sa0) + d1 * (sb1 - sa1) + d2 * (sb2 - sa2)
                 contact_drift(links, shape, a, b, rot, pos, link_drift, dt, d0, d1, d2, pa[0], pa[1], pa[2],

@@ -754,16 +754,22 @@ def convex_pair(
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
-def _plane_point(out, k, rot, pos, x, y, z, pos_p, nx, ny, nz):
-    """Row k of out: the local point (x, y, z) against the plane (normal n through pos_p), put halfway between
-    the shape and the plane as PhysX puts it, with its separation; returns k + 1."""
-    wx, wy, wz = _world(rot, pos, x, y, z)
+def _plane_point(out, k, wx, wy, wz, pos_p, nx, ny, nz):
+    """Row k of out: the world point w against the plane (normal n through pos_p), put halfway between the
+    shape and the plane as PhysX puts it, with its separation; returns k + 1."""
     s = (wx - pos_p[0]) * nx + (wy - pos_p[1]) * ny + (wz - pos_p[2]) * nz
     return _candidate(out, k, wx - 0.5 * s * nx, wy - 0.5 * s * ny, wz - 0.5 * s * nz, nx, ny, nz, s)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
-def round_plane(kind, par, rot, pos, rot_p, pos_p, margin, out):
+def _plane_local_point(out, k, rot, pos, x, y, z, pos_p, nx, ny, nz):
+    """_plane_point of the shape's local point (x, y, z)."""
+    wx, wy, wz = _world(rot, pos, x, y, z)
+    return _plane_point(out, k, wx, wy, wz, pos_p, nx, ny, nz)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)
+def round_plane(kind, par, rot, pos, hull, rot_p, pos_p, margin, out):
     """A cylinder or cone against a plane (its normal the plane's local x), as PhysX's contactPlaneConvexCore:
     nothing unless the shape's support point toward the plane is within margin; then the points of its
     contacting face, each halfway between the shape and the plane (its separation kept), however far: with
@@ -774,13 +780,7 @@ def round_plane(kind, par, rot, pos, rot_p, pos_p, margin, out):
     lx, ly, lz = _local(rot, -nx, -ny, -nz)  # toward the plane, in the shape's frame (a unit vector)
     h, r = par[SP_SIZE1], par[SP_SIZE0]
     y, z = _radial(ly, lz, r)
-    sx = h if lx >= 0.0 else -h  # the support point (support's rule, in the shape's frame)
-    sy, sz = y, z
-    if kind == SHAPE_CONE and h * lx >= -h * lx + y * ly + z * lz:
-        sx, sy, sz = h, 0.0, 0.0
-    elif kind == SHAPE_CONE:
-        sx = -h
-    wx, wy, wz = _world(rot, pos, sx, sy, sz)
+    wx, wy, wz = support(kind, par, rot, pos, hull, -nx, -ny, -nz)
     if (wx - pos_p[0]) * nx + (wy - pos_p[1]) * ny + (wz - pos_p[2]) * nz >= margin:
         return 0
     cap, side = False, False
@@ -796,17 +796,17 @@ def round_plane(kind, par, rot, pos, rot_p, pos_p, margin, out):
         x = h if lx >= 0.0 else -h
         if abs(z) <= 1e-7 * r:  # PhysX leaves the first at +y when the support is on the y axis
             y, z = r, 0.0
-        k = _plane_point(out, np.int64(0), rot, pos, x, y, z, pos_p, nx, ny, nz)
-        k = _plane_point(out, k, rot, pos, x, -z, y, pos_p, nx, ny, nz)
-        k = _plane_point(out, k, rot, pos, x, -y, -z, pos_p, nx, ny, nz)
-        return _plane_point(out, k, rot, pos, x, z, -y, pos_p, nx, ny, nz)
+        k = _plane_local_point(out, np.int64(0), rot, pos, x, y, z, pos_p, nx, ny, nz)
+        k = _plane_local_point(out, k, rot, pos, x, -z, y, pos_p, nx, ny, nz)
+        k = _plane_local_point(out, k, rot, pos, x, -y, -z, pos_p, nx, ny, nz)
+        return _plane_local_point(out, k, rot, pos, x, z, -y, pos_p, nx, ny, nz)
     if side:
         if kind == SHAPE_CYLINDER:
-            k = _plane_point(out, np.int64(0), rot, pos, h, y, z, pos_p, nx, ny, nz)
+            k = _plane_local_point(out, np.int64(0), rot, pos, h, y, z, pos_p, nx, ny, nz)
         else:
-            k = _plane_point(out, np.int64(0), rot, pos, h, 0.0, 0.0, pos_p, nx, ny, nz)
-        return _plane_point(out, k, rot, pos, -h, y, z, pos_p, nx, ny, nz)
-    return _plane_point(out, np.int64(0), rot, pos, sx, sy, sz, pos_p, nx, ny, nz)
+            k = _plane_local_point(out, np.int64(0), rot, pos, h, 0.0, 0.0, pos_p, nx, ny, nz)
+        return _plane_local_point(out, k, rot, pos, -h, y, z, pos_p, nx, ny, nz)
+    return _plane_point(out, np.int64(0), wx, wy, wz, pos_p, nx, ny, nz)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, forceinline=True)

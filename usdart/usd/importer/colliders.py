@@ -60,14 +60,11 @@ _AXIS_FROM_X = {
     "Y": np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
     "Z": np.array([[0.0, 0.0, -1.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
 }
-# a capsule's: its local +X toward -Y or -Z for those axes, as PhysX's capsule frames are set (the same shape;
-# what it changes is which end's contact point comes first, so the solver's order: measured on ovphysx, a
-# capsule rolling down a slope drifts along its axis toward its local +X end, 6 cm in 2 s in PGS)
-_CAPSULE_AXIS_FROM_X = {
-    "X": np.eye(3),
-    "Y": np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
-    "Z": np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]),
-}
+# a capsule's frame for the Y and Z tokens is that turned half a turn about its local Z, its local +X toward
+# -Y or -Z, as PhysX sets capsule frames (the same shape; what it changes is which end's contact point comes
+# first, so the solver's order: measured on ovphysx, a capsule rolling down a slope drifts along its axis
+# toward its local +X end, 6 cm in 2 s in PGS)
+_HALF_TURN_Z = np.diag([-1.0, -1.0, 1.0])
 
 
 def _quat(gf_quat) -> np.ndarray:
@@ -192,10 +189,10 @@ class Colliders:
             size = np.array([desc.radius, desc.halfHeight, 0.0])
         else:
             size = np.zeros(3)
-        if shape == "capsule":
-            rotation = rotation @ _CAPSULE_AXIS_FROM_X[str(desc.axis)]
-        elif shape in ("cylinder", "cone", "plane"):
+        if shape in ("capsule", "cylinder", "cone", "plane"):
             rotation = rotation @ _AXIS_FROM_X[str(desc.axis)]
+        if shape == "capsule" and str(desc.axis) != "X":
+            rotation = rotation @ _HALF_TURN_Z
         return self._made(path, desc, body, shape, rotation, position, size * self.settings.meters_per_unit)
 
     def _mesh(self, path: str, desc) -> list[ColliderDesc]:
